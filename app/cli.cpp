@@ -1,0 +1,87 @@
+#include "app/cli.hpp"
+
+#include <omp.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app/device_info.hpp"
+#include "app/simulation.hpp"
+#include "core/module.hpp"
+#include "outputs/writer.hpp"
+#include "physics/builtin_modules.hpp"
+#include "tridsim_build_info.hpp"
+
+namespace tridsim {
+
+namespace {
+
+void print_info() {
+  register_builtin_modules();
+  fmt::print("tridsim {} ({} build, {})\n", TRIDSIM_VERSION, TRIDSIM_BUILD_TYPE, TRIDSIM_CXX_COMPILER);
+  fmt::print("build options: CUDA {}, VTK {}, OpenMP {}\n", TRIDSIM_HAVE_CUDA ? "on" : "off",
+             TRIDSIM_HAVE_VTK ? "on" : "off", _OPENMP);
+  fmt::print("backends:\n  cpu: {} OpenMP threads\n", omp_get_max_threads());
+  fmt::print("  cuda: {}\n", cuda_device_summary());
+  fmt::print("output formats: hdf5+xdmf, csv{}\n", vtk_available() ? ", vtk (.vti/.pvd)" : "");
+  fmt::print("modules:\n");
+  for (const auto* m : registered_modules()) fmt::print("  {:10} {}\n", m->name, m->description);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("tridsim");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("[%l] %v");
+  spdlog::set_level(spdlog::level::warn);
+
+  CLI::App app{"tridsim: finite-difference PDE simulations driven by YAML decks"};
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "log what the run does");
+
+  RunOptions opt;
+  auto add_deck_options = [&](CLI::App* cmd) {
+    cmd->add_option("deck", opt.deck, "input deck (YAML)")->required()->check(CLI::ExistingFile);
+    cmd->add_option("--set", opt.sets, "override a deck key: --set heat.scheme=douglas --set grid.n=[64,64]");
+    cmd->add_option("--backend", opt.backend, "cpu, cuda or auto (overrides the deck)");
+    cmd->add_option("--precision", opt.precision, "float or double (overrides the deck)");
+    cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = all; overrides the deck)");
+  };
+  auto* run = app.add_subcommand("run", "run a simulation");
+  add_deck_options(run);
+  run->add_option("-o,--output", opt.output, "output folder (overrides output.dir)");
+  auto* check = app.add_subcommand("check", "validate a deck without running it");
+  add_deck_options(check);
+  auto* bench = app.add_subcommand("bench", "time the steps of a deck, writing nothing");
+  add_deck_options(bench);
+  bench->add_option("--steps", opt.bench_steps, "number of steps to time (default: the deck's)");
+  auto* info = app.add_subcommand("info", "version, build options, backends and devices");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (verbose) spdlog::set_level(spdlog::level::info);
+  try {
+    if (*info) {
+      print_info();
+      return 0;
+    }
+    opt.mode = *check ? RunOptions::Mode::check : *bench ? RunOptions::Mode::bench : RunOptions::Mode::run;
+    run_simulation(opt);
+    return 0;
+  } catch (const Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "internal error: {}\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace tridsim

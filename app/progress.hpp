@@ -1,0 +1,46 @@
+#pragma once
+// Progress reporting: a redrawn bar with ETA on a terminal, a plain line every 10% otherwise.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace tridsim {
+
+class Progress {
+ public:
+  explicit Progress(long total) : total_(total), tty_(isatty(fileno(stdout))), start_(clock::now()) {}
+
+  void update(long done, double t) {
+    const double elapsed = seconds();
+    const double eta = done > 0 ? elapsed * double(total_ - done) / double(done) : 0.0;
+    const int percent = total_ > 0 ? int(100 * done / total_) : 100;
+    if (tty_) {
+      constexpr int width = 30;
+      const int filled = width * percent / 100;
+      fmt::print("\r[{}{}] {:3d}% step {}/{} t={:.4g} elapsed {:.1f}s ETA {:.1f}s ", std::string(filled, '#'),
+                 std::string(width - filled, ' '), percent, done, total_, t, elapsed, eta);
+      std::fflush(stdout);
+    } else if (percent >= next_percent_ || done == total_) {
+      fmt::print("progress: {:3d}% step {}/{} t={:.6g} elapsed {:.2f}s ETA {:.2f}s\n", percent, done, total_, t,
+                 elapsed, eta);
+      std::fflush(stdout);
+      while (next_percent_ <= percent) next_percent_ += 10;
+    }
+  }
+  void finish() {
+    if (tty_) fmt::print("\n");
+  }
+  double seconds() const { return std::chrono::duration<double>(clock::now() - start_).count(); }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  long total_;
+  bool tty_;
+  clock::time_point start_;
+  int next_percent_ = 10;
+};
+
+}  // namespace tridsim

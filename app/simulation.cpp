@@ -1,0 +1,250 @@
+#include "app/simulation.hpp"
+
+#include <omp.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "app/progress.hpp"
+#include "core/deck.hpp"
+#include "core/module.hpp"
+#include "outputs/csv_writer.hpp"
+#include "outputs/files.hpp"
+#include "outputs/writer.hpp"
+#include "physics/builtin_modules.hpp"
+#include "tridsim_build_info.hpp"
+
+namespace tridsim {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+Grid read_grid(const DeckNode& g) {
+  Grid grid;
+  const auto n = g.get<std::vector<long>>("n");
+  if (n.empty() || n.size() > 3) g.fail("n", "expected a list of 1 to 3 point counts, e.g. [129, 129]");
+  grid.dim = int(n.size());
+  const auto lo = g.get_or<std::vector<double>>("lo", std::vector<double>(n.size(), 0.0));
+  const auto hi = g.get_or<std::vector<double>>("hi", std::vector<double>(n.size(), 1.0));
+  if (lo.size() != n.size()) g.fail("lo", fmt::format("expected {} values (one per axis of n)", n.size()));
+  if (hi.size() != n.size()) g.fail("hi", fmt::format("expected {} values (one per axis of n)", n.size()));
+  for (std::size_t a = 0; a < n.size(); ++a) {
+    if (n[a] < 2) g.fail("n", fmt::format("every axis needs at least 2 points (the boundary nodes), got {}", n[a]));
+    if (!(hi[a] > lo[a])) g.fail("hi", fmt::format("hi must exceed lo on every axis (axis {}: lo={}, hi={})", a, lo[a], hi[a]));
+    grid.n[a] = n[a];
+    grid.lo[a] = lo[a];
+    grid.hi[a] = hi[a];
+  }
+  return grid;
+}
+
+struct TimeSettings {
+  double t0 = 0, end = 0, dt = 0;
+  long steps = 0;
+};
+
+TimeSettings read_time(const DeckNode& t) {
+  TimeSettings s;
+  s.t0 = t.get_or<double>("start", 0.0);
+  s.dt = t.get<double>("dt");
+  t.require(s.dt > 0 && std::isfinite(s.dt), "dt", s.dt, "a positive number");
+  if (t.has("steps") == t.has("end")) t.fail("end", "give exactly one of 'end' (final time) or 'steps'");
+  if (t.has("steps")) {
+    s.steps = t.get<long>("steps");
+    t.require(s.steps >= 0, "steps", s.steps, "zero or more");
+    s.end = s.t0 + double(s.steps) * s.dt;
+  } else {
+    s.end = t.get<double>("end");
+    t.require(s.end >= s.t0, "end", s.end, "at least the start time");
+    s.steps = long(std::ceil((s.end - s.t0) / s.dt - 1e-9));
+  }
+  return s;
+}
+
+std::string pick_backend(const DeckNode& root, const RunOptions& opt) {
+  const std::string b = opt.backend.value_or(root.get_or<std::string>("backend", "cpu"));
+  if (b == "cpu" || b == "auto") return "cpu";
+  if (b == "cuda") {
+    if (!opt.backend) root.fail("backend", "this build has no CUDA backend yet; use cpu or auto");
+    throw Error("--backend cuda: this build has no CUDA backend yet; use cpu or auto");
+  }
+  if (!opt.backend) root.fail("backend", "expected cpu, cuda or auto, got '" + b + "'");
+  throw Error("--backend: expected cpu, cuda or auto, got '" + b + "'");
+}
+
+Precision pick_precision(const DeckNode& root, const RunOptions& opt) {
+  const std::string p = opt.precision.value_or(root.get_or<std::string>("precision", "double"));
+  if (p == "double") return Precision::float64;
+  if (p == "float") return Precision::float32;
+  if (!opt.precision) root.fail("precision", "expected float or double, got '" + p + "'");
+  throw Error("--precision: expected float or double, got '" + p + "'");
+}
+
+void check_finite(const std::vector<Diagnostic>& diags, long step, double t) {
+  for (const auto& d : diags)
+    if (!std::isfinite(d.value))
+      throw RuntimeFailure(fmt::format("non-finite value ({} = {}) at step {}, t = {:.6g}: the run diverged; "
+                                       "check the time step, coefficients and boundary data",
+                                       d.name, d.value, step, t));
+}
+
+}  // namespace
+
+void run_simulation(const RunOptions& opt) {
+  const auto t_start = clock_type::now();
+  register_builtin_modules();
+
+  // 1. Read the deck and apply the command-line overrides.
+  Deck deck = Deck::load(opt.deck);
+  for (const auto& s : opt.sets) deck.set(s);
+  const DeckNode root = deck.root();
+  const std::string name = root.get_or<std::string>("name", opt.deck.stem().string());
+  root.get_or<std::string>("description", "");
+  const std::string module_name = root.get<std::string>("module");
+  const ModuleInfo* info = find_module(module_name);
+  if (!info) {
+    std::set<std::string> names;
+    for (const auto* m : registered_modules()) names.insert(m->name);
+    const auto guess = closest_match(module_name, names);
+    std::string valid;
+    for (const auto& n : names) valid += " " + n;
+    root.fail("module", "unknown module '" + module_name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
+                            " (registered:" + valid + ")");
+  }
+  SetupContext ctx;
+  ctx.precision = pick_precision(root, opt);
+  ctx.backend = pick_backend(root, opt);
+  const int threads = opt.threads.value_or(root.get_or<int>("threads", 0));
+  if (threads < 0) throw Error(fmt::format("threads must be 0 (all cores) or positive, got {}", threads));
+  if (threads > 0) omp_set_num_threads(threads);
+  if (auto c = root.maybe_child("constants"))
+    for (const auto& key : c->keys()) ctx.constants[key] = c->get<double>(key);
+
+  const Grid grid = read_grid(root.child("grid"));
+  const TimeSettings time = read_time(root.child("time"));
+  const auto out_node = root.maybe_child("output");
+  auto out_get = [&](const std::string& key, auto fallback) {
+    return out_node ? out_node->get_or(key, fallback) : fallback;
+  };
+  const std::filesystem::path out_dir = opt.output.value_or(out_get("dir", std::string("output/" + name)));
+  const long every = out_get("every", std::max(1L, (time.steps + 9) / 10));
+  const long diag_every = out_get("diagnostics_every", 1L);
+  std::vector<std::string> formats = out_get("formats", std::vector<std::string>{"hdf5", "vtk", "csv"});
+  if (every < 1) out_node->fail("every", "must be a positive number of steps");
+  if (diag_every < 1) out_node->fail("diagnostics_every", "must be a positive number of steps");
+  bool want_hdf5 = false, want_vtk = false, want_csv = false;
+  for (const auto& f : formats) {
+    if (f == "hdf5" || f == "xdmf") want_hdf5 = true;
+    else if (f == "vtk") want_vtk = true;
+    else if (f == "csv") want_csv = true;
+    else out_node->fail("formats", "unknown format '" + f + "'; valid: hdf5, vtk, csv");
+  }
+  if (want_vtk && !vtk_available()) {
+    if (out_node && out_node->has("formats")) out_node->fail("formats", "this build has no VTK support (rebuild with -DTRIDSIM_VTK=ON)");
+    want_vtk = false;  // the default list asks for vtk only where it exists
+  }
+
+  // 2. Set the module up; then every key of the deck must have been used.
+  const auto t_setup = clock_type::now();
+  std::unique_ptr<Module> module = info->create(ctx.precision);
+  module->setup(grid, root.child(module_name), ctx, time.t0);
+  deck.check_unknown_keys();
+  if (auto limit = module->max_stable_dt(); limit && time.dt > *limit)
+    root.child("time").fail("dt", fmt::format("{:.6g} exceeds the scheme's stability limit {:.6g}", time.dt, *limit));
+  const double setup_s = since(t_setup);
+  spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
+               grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
+  if (opt.mode == RunOptions::Mode::check) {
+    fmt::print("{}: OK ({} module, {} points, {} steps)\n", opt.deck.string(), module_name, grid.size(), time.steps);
+    return;
+  }
+  const bool bench = opt.mode == RunOptions::Mode::bench;
+  const long steps = bench && opt.bench_steps > 0 ? opt.bench_steps : time.steps;
+
+  // 3. Writers (nothing reaches its final name before they close).
+  std::unique_ptr<Writer> h5, vtk;
+  std::unique_ptr<CsvWriter> csv;
+  std::vector<std::string> csv_columns;
+  if (!bench) {
+    std::filesystem::create_directories(out_dir);
+    if (want_hdf5) h5 = make_hdf5_xdmf_writer(out_dir, name, grid);
+    if (want_vtk) vtk = make_vtk_writer(out_dir, name, grid);
+  }
+  double output_s = 0;
+  auto write_fields = [&](long step, double t) {
+    const auto t0 = clock_type::now();
+    auto fields = module->fields();
+    if (h5) h5->write(int(step), t, fields);
+    if (vtk) vtk->write(int(step), t, fields);
+    output_s += since(t0);
+  };
+  auto diagnostics_row = [&](long step, double t, double step_wall) {
+    auto diags = module->diagnostics(t);
+    check_finite(diags, step, t);
+    if (bench || !want_csv) return;
+    const auto t0 = clock_type::now();
+    if (!csv) {
+      csv_columns = {"step", "time", "step_wall_s"};
+      for (const auto& d : diags) csv_columns.push_back(d.name);
+      csv = std::make_unique<CsvWriter>(out_dir / (name + "_diagnostics.csv"), csv_columns);
+    }
+    std::vector<double> row{double(step), t, step_wall};
+    for (const auto& d : diags) row.push_back(d.value);
+    csv->row(row);
+    output_s += since(t0);
+  };
+
+  // 4. Time loop.
+  diagnostics_row(0, time.t0, 0.0);
+  if (!bench) write_fields(0, time.t0);
+  Progress progress(steps);
+  double step_s = 0, t = time.t0;
+  for (long s = 1; s <= steps; ++s) {
+    const double dt = bench ? time.dt : std::min(time.dt, time.end - t);
+    const auto t0 = clock_type::now();
+    module->step(t, dt);
+    const double wall = since(t0);
+    step_s += wall;
+    t = bench ? t + dt : (s == steps ? time.end : t + dt);
+    if (s % diag_every == 0 || s == steps) diagnostics_row(s, t, wall);
+    if (!bench && (s % every == 0 || s == steps)) write_fields(s, t);
+    progress.update(s, t);
+  }
+  progress.finish();
+  const auto norms = module->error_norms(t);
+
+  // 5. Close the writers (atomic renames) and write the summary.
+  const auto t_close = clock_type::now();
+  if (h5) h5->close();
+  if (vtk) vtk->close();
+  if (csv) csv->close();
+  output_s += since(t_close);
+  const double points_per_s = step_s > 0 ? double(grid.size()) * double(steps) / step_s : 0.0;
+  nlohmann::json summary = {
+      {"deck", opt.deck.string()},
+      {"name", name},
+      {"module", module_name},
+      {"backend", ctx.backend},
+      {"precision", std::string(to_string(ctx.precision))},
+      {"threads", omp_get_max_threads()},
+      {"version", TRIDSIM_VERSION},
+      {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
+      {"time", {{"start", time.t0}, {"end", t}, {"dt", time.dt}, {"steps", steps}}},
+      {"wall_time_s", {{"setup", setup_s}, {"steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
+      {"seconds_per_step", steps > 0 ? step_s / double(steps) : 0.0},
+      {"grid_points_per_second", points_per_s},
+  };
+  if (norms) summary["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}, {"time", t}};
+  fmt::print("{} finished: {} steps in {:.3f} s ({:.3f} ms/step, {:.3e} points/s)\n", name, steps, step_s,
+             steps ? 1e3 * step_s / double(steps) : 0.0, points_per_s);
+  if (norms) fmt::print("error of {} at t = {:.6g}: L2 {:.3e}, max {:.3e}\n", norms->field, t, norms->l2, norms->max);
+  if (bench) return;
+  write_file_atomically(out_dir / "summary.json", summary.dump(2) + "\n");
+  fmt::print("results in {}\n", out_dir.string());
+}
+
+}  // namespace tridsim

@@ -1,0 +1,233 @@
+#include "core/deck.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "core/types.hpp"
+
+namespace tridsim {
+
+namespace detail {
+struct DeckState {
+  std::string file;
+  YAML::Node root;
+  std::map<std::string, std::set<std::string>> known;  // map path -> keys asked for
+  std::map<std::string, YAML::Node> opened;            // maps a module looked into
+  std::map<std::string, std::string> overrides;        // key path -> the --set that made it
+};
+}  // namespace detail
+
+namespace {
+
+template <class T>
+std::string type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  else if constexpr (std::is_integral_v<T>) return "an integer";
+  else if constexpr (std::is_floating_point_v<T>) return "a number";
+  else if constexpr (std::is_same_v<T, std::string>) return "a string";
+  else return "a list of " + type_name<typename T::value_type>() + "s";
+}
+
+std::string describe(const YAML::Node& n) {
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a map";
+  return "nothing";
+}
+
+std::string mark_of(const detail::DeckState& s, const YAML::Node& n, const std::string& path) {
+  if (auto it = s.overrides.find(path); it != s.overrides.end()) return "command line (--set " + it->second + ")";
+  if (!n.IsDefined() || n.Mark().is_null()) return s.file;
+  return s.file + ":" + std::to_string(n.Mark().line + 1);
+}
+
+template <class T>
+T convert(const YAML::Node& n) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!n.IsScalar()) throw YAML::TypedBadConversion<std::string>(n.Mark());
+    return n.Scalar();
+  } else {
+    return n.as<T>();
+  }
+}
+
+}  // namespace
+
+DeckNode::DeckNode(std::shared_ptr<detail::DeckState> state, YAML::Node node, std::string path)
+    : state_(std::move(state)), node_(std::move(node)), path_(std::move(path)) {
+  state_->opened.emplace(path_, node_);
+  state_->known[path_];
+}
+
+YAML::Node DeckNode::lookup(const std::string& key) const {
+  state_->known[path_].insert(key);
+  const YAML::Node& cn = node_;
+  return cn[key];
+}
+
+bool DeckNode::has(const std::string& key) const {
+  YAML::Node n = lookup(key);
+  return n.IsDefined() && !n.IsNull();
+}
+
+bool DeckNode::is_map(const std::string& key) const { return lookup(key).IsMap(); }
+
+std::string DeckNode::where(const std::string& key) const {
+  if (key.empty()) return mark_of(*state_, node_, path_);
+  YAML::Node n = lookup(key);
+  return n.IsDefined() ? mark_of(*state_, n, key_path(key)) : mark_of(*state_, node_, path_);
+}
+
+void DeckNode::fail(const std::string& key, const std::string& what) const {
+  throw DeckError(where(key), key_path(key), what);
+}
+
+template <class T>
+T DeckNode::get(const std::string& key) const {
+  YAML::Node n = lookup(key);
+  if (!n.IsDefined() || n.IsNull()) fail(key, "missing required key (expected " + type_name<T>() + ")");
+  try {
+    return convert<T>(n);
+  } catch (const YAML::Exception&) {
+    fail(key, "expected " + type_name<T>() + ", got " + describe(n));
+  }
+}
+
+template <class T>
+void DeckNode::require(bool ok, const std::string& key, const T& value, const std::string& requirement) const {
+  if (ok) return;
+  std::ostringstream os;
+  os << "must be " << requirement << ", got " << value;
+  fail(key, os.str());
+}
+
+#define TRIDSIM_DECK_TYPE(T) \
+  template T DeckNode::get<T>(const std::string&) const; \
+  template void DeckNode::require<T>(bool, const std::string&, const T&, const std::string&) const;
+TRIDSIM_DECK_TYPE(bool)
+TRIDSIM_DECK_TYPE(int)
+TRIDSIM_DECK_TYPE(long)
+TRIDSIM_DECK_TYPE(long long)
+TRIDSIM_DECK_TYPE(double)
+TRIDSIM_DECK_TYPE(std::string)
+template std::vector<double> DeckNode::get<std::vector<double>>(const std::string&) const;
+template std::vector<long> DeckNode::get<std::vector<long>>(const std::string&) const;
+template std::vector<std::string> DeckNode::get<std::vector<std::string>>(const std::string&) const;
+#undef TRIDSIM_DECK_TYPE
+
+DeckNode DeckNode::child(const std::string& key) const {
+  YAML::Node n = lookup(key);
+  if (!n.IsDefined() || n.IsNull()) fail(key, "missing required section");
+  if (!n.IsMap()) fail(key, "expected a map of keys, got " + describe(n));
+  return DeckNode(state_, n, key_path(key));
+}
+
+std::optional<DeckNode> DeckNode::maybe_child(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return child(key);
+}
+
+std::vector<std::string> DeckNode::keys() const {
+  std::vector<std::string> out;
+  for (const auto& kv : node_) {
+    out.push_back(kv.first.Scalar());
+    state_->known[path_].insert(out.back());
+  }
+  return out;
+}
+
+// ---- Deck ----------------------------------------------------------------------------------
+
+Deck Deck::parse(const std::string& text, const std::string& name) {
+  Deck d;
+  d.state_ = std::make_shared<detail::DeckState>();
+  d.state_->file = name;
+  try {
+    d.state_->root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw DeckError(name + ":" + std::to_string(e.mark.line + 1), "", "YAML syntax error: " + e.msg);
+  }
+  if (d.state_->root.IsNull()) d.state_->root = YAML::Node(YAML::NodeType::Map);
+  if (!d.state_->root.IsMap()) throw DeckError(name, "", "a deck must be a map of sections (grid:, time:, ...)");
+  return d;
+}
+
+Deck Deck::load(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw Error("cannot open deck '" + file.string() + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), file.string());
+}
+
+const std::string& Deck::file() const { return state_->file; }
+
+DeckNode Deck::root() const { return DeckNode(state_, state_->root, ""); }
+
+void Deck::set(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error("--set expects KEY=VALUE (e.g. heat.scheme=douglas), got '" + assignment + "'");
+  const std::string path = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw Error("--set " + assignment + ": value is not valid YAML: " + e.what());
+  }
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  YAML::Node node = state_->root;
+  std::string prefix;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    prefix += (i ? "." : "") + parts[i];
+    if (!node[parts[i]].IsDefined() || node[parts[i]].IsNull()) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    if (!node[parts[i]].IsMap()) throw Error("--set " + assignment + ": '" + prefix + "' is not a section");
+    node.reset(node[parts[i]]);
+  }
+  node[parts.back()] = value;
+  state_->overrides[path] = assignment;
+}
+
+void Deck::check_unknown_keys() const {
+  for (const auto& [path, node] : state_->opened) {
+    const auto& known = state_->known[path];
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      if (known.count(key)) continue;
+      const std::string full = path.empty() ? key : path + "." + key;
+      std::string hint;
+      if (auto guess = closest_match(key, known); !guess.empty()) hint = "; did you mean '" + guess + "'?";
+      else if (!known.empty()) {
+        hint = "; valid keys here are:";
+        for (const auto& k : known) hint += " " + k;
+      }
+      throw DeckError(mark_of(*state_, kv.first, full), full, "unknown key" + hint);
+    }
+  }
+}
+
+std::string closest_match(const std::string& word, const std::set<std::string>& candidates) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const auto d = distance(word, c);
+    if (d < best_d) { best_d = d; best = c; }
+  }
+  return best;
+}
+
+}  // namespace tridsim

@@ -1,0 +1,77 @@
+#pragma once
+// The input deck: YAML turned into typed values, with file:line in every error.
+// A module asks for the keys it knows (get, get_or, child, has); whatever the deck holds that
+// nobody asked for is an unknown key, reported by check_unknown_keys() with a suggestion.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/errors.hpp"
+
+namespace tridsim {
+
+namespace detail {
+struct DeckState;
+}
+
+class DeckNode {
+ public:
+  DeckNode(std::shared_ptr<detail::DeckState> state, YAML::Node node, std::string path);
+
+  const std::string& path() const { return path_; }
+  bool has(const std::string& key) const;
+  // Required value; throws DeckError (file, line, key, expected type) if missing or mistyped.
+  template <class T>
+  T get(const std::string& key) const;
+  template <class T>
+  T get_or(const std::string& key, const T& fallback) const {
+    return has(key) ? get<T>(key) : fallback;
+  }
+  // A required or optional sub-map.
+  DeckNode child(const std::string& key) const;
+  std::optional<DeckNode> maybe_child(const std::string& key) const;
+  bool is_map(const std::string& key) const;
+  // Keys present in this map (e.g. for user-named constants); marks them all as known.
+  std::vector<std::string> keys() const;
+
+  // "deck.yaml:12" for a key of this map (or the map itself when key is empty).
+  std::string where(const std::string& key = "") const;
+  std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  // Check a value: throws "<key>: must be <requirement>, got <value>" unless ok.
+  template <class T>
+  void require(bool ok, const std::string& key, const T& value, const std::string& requirement) const;
+
+ private:
+  YAML::Node lookup(const std::string& key) const;
+  std::shared_ptr<detail::DeckState> state_;
+  YAML::Node node_;
+  std::string path_;
+};
+
+class Deck {
+ public:
+  static Deck load(const std::filesystem::path& file);
+  static Deck parse(const std::string& text, const std::string& name);
+
+  // Override (or add) a key from the command line: "heat.scheme=douglas", "grid.n=[64,64]".
+  void set(const std::string& assignment);
+  DeckNode root() const;
+  // Throws DeckError for the first key nobody asked for, with a "did you mean" suggestion.
+  void check_unknown_keys() const;
+  const std::string& file() const;
+
+ private:
+  std::shared_ptr<detail::DeckState> state_;
+};
+
+// Closest candidate by edit distance, or "" if none is close.
+std::string closest_match(const std::string& word, const std::set<std::string>& candidates);
+
+}  // namespace tridsim

@@ -1,0 +1,92 @@
+#include "core/expression.hpp"
+
+#include <muParser.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/deck.hpp"
+#include "core/errors.hpp"
+
+namespace tridsim {
+
+struct Expression::Impl {
+  mu::Parser parser;
+  double x = 0, y = 0, z = 0, t = 0;
+  Constants constants;  // muparser keeps pointers to these
+};
+
+Expression::Expression() : Expression("0", {}) {}
+
+Expression::Expression(const std::string& text, const Constants& constants)
+    : impl_(std::make_unique<Impl>()), text_(text), constants_(constants) {
+  auto& p = impl_->parser;
+  try {
+    p.DefineVar("x", &impl_->x);
+    p.DefineVar("y", &impl_->y);
+    p.DefineVar("z", &impl_->z);
+    p.DefineVar("t", &impl_->t);
+    p.DefineConst("pi", std::numbers::pi);
+    p.DefineConst("e", std::numbers::e);
+    impl_->constants = constants;
+    for (auto& [name, value] : impl_->constants) p.DefineConst(name, value);
+    p.SetExpr(text);
+    p.Eval();  // parse now, so errors surface at setup
+    for (const auto& [name, ptr] : p.GetUsedVar()) {
+      if (name == "t") uses_t_ = true;
+      else uses_xyz_ = true;
+    }
+  } catch (const mu::Parser::exception_type& e) {
+    throw Error("cannot parse expression '" + text + "': " + e.GetMsg() +
+                " (variables: x, y, z, t; constants: pi, e and those under 'constants:')");
+  }
+}
+
+Expression Expression::from_deck(const DeckNode& node, const std::string& key, const Constants& constants) {
+  const std::string text = node.get<std::string>(key);
+  try {
+    return Expression(text, constants);
+  } catch (const Error& e) {
+    throw DeckError(node.where(key), node.key_path(key), e.what());
+  }
+}
+
+Expression::Expression(const Expression& o) : Expression(o.text_, o.constants_) {}
+Expression& Expression::operator=(const Expression& o) {
+  if (this != &o) *this = Expression(o);
+  return *this;
+}
+Expression::Expression(Expression&&) noexcept = default;
+Expression& Expression::operator=(Expression&&) noexcept = default;
+Expression::~Expression() = default;
+
+double Expression::operator()(double x, double y, double z, double t) const {
+  impl_->x = x;
+  impl_->y = y;
+  impl_->z = z;
+  impl_->t = t;
+  return impl_->parser.Eval();
+}
+
+template <class T>
+void Expression::fill(const Grid& g, double t, T* out) const {
+  if (is_constant()) {
+    const T v = T((*this)(0, 0, 0, t));
+    std::fill(out, out + g.size(), v);
+    return;
+  }
+#pragma omp parallel
+  {
+    const Expression local(*this);
+#pragma omp for collapse(2) schedule(static)
+    for (index_t k = 0; k < g.n[2]; ++k)
+      for (index_t j = 0; j < g.n[1]; ++j)
+        for (index_t i = 0; i < g.n[0]; ++i)
+          out[g.index(i, j, k)] = T(local(g.coord(0, i), g.coord(1, j), g.coord(2, k), t));
+  }
+}
+
+template void Expression::fill<float>(const Grid&, double, float*) const;
+template void Expression::fill<double>(const Grid&, double, double*) const;
+
+}  // namespace tridsim

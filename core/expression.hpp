@@ -1,0 +1,46 @@
+#pragma once
+// Expressions of x, y, z, t and the deck's named constants ("sin(pi*x)*exp(-k*t)"),
+// evaluated with muparser. Parsing errors become DeckErrors at the deck line that holds them.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/grid.hpp"
+
+namespace tridsim {
+
+class DeckNode;
+using Constants = std::map<std::string, double>;
+
+class Expression {
+ public:
+  Expression();
+  // Throws Error if the text does not parse.
+  Expression(const std::string& text, const Constants& constants);
+  // From a deck key holding a number or an expression string.
+  static Expression from_deck(const DeckNode& node, const std::string& key, const Constants& constants);
+  Expression(const Expression& other);
+  Expression& operator=(const Expression& other);
+  Expression(Expression&&) noexcept;
+  Expression& operator=(Expression&&) noexcept;
+  ~Expression();
+
+  double operator()(double x, double y, double z, double t) const;
+  const std::string& text() const { return text_; }
+  bool uses_time() const { return uses_t_; }
+  bool uses_space() const { return uses_xyz_; }
+  bool is_constant() const { return !uses_t_ && !uses_xyz_; }
+
+  // Evaluate at every node of `grid` at time t (OpenMP, one parser per thread).
+  template <class T>
+  void fill(const Grid& grid, double t, T* out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string text_;
+  Constants constants_;
+  bool uses_t_ = false, uses_xyz_ = false;
+};
+
+}  // namespace tridsim

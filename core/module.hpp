@@ -1,0 +1,85 @@
+#pragma once
+// The interface every physics module implements, and the registry the driver finds it in.
+// A module owns its fields and its time-stepping scheme; the driver owns time, output
+// cadence, progress and the summary. See docs/extending.md.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "core/expression.hpp"
+#include "core/grid.hpp"
+#include "core/types.hpp"
+#include "outputs/writer.hpp"
+
+namespace tridsim {
+
+// What the driver hands a module at setup.
+struct SetupContext {
+  Precision precision = Precision::float64;
+  std::string backend = "cpu";
+  Constants constants;  // the deck's named constants, for expressions
+};
+
+// Error of a field against an exact solution.
+struct ErrorNorms {
+  std::string field;
+  double l2 = 0;    // sqrt(mean of squared errors over all nodes)
+  double max = 0;   // max abs error
+};
+
+// One named scalar per diagnostics row (the CSV columns).
+struct Diagnostic {
+  std::string name;
+  double value = 0;
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  // Read this module's deck section, allocate fields, set the initial state at time t0.
+  virtual void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) = 0;
+  // Advance the state from t to t + dt.
+  virtual void step(double t, double dt) = 0;
+  // Host views of the fields to write (valid until the next step).
+  virtual std::vector<FieldRef> fields() = 0;
+  // Scalars for the CSV time series (e.g. min, max, integral); also used to detect NaN/Inf.
+  virtual std::vector<Diagnostic> diagnostics(double t) = 0;
+  // Error norms at time t when the deck gives an exact solution.
+  virtual std::optional<ErrorNorms> error_norms(double /*t*/) { return std::nullopt; }
+  // A fixed time step the module insists on, if any (e.g. a stability limit), else nullopt.
+  virtual std::optional<double> max_stable_dt() const { return std::nullopt; }
+};
+
+using ModuleFactory = std::function<std::unique_ptr<Module>(Precision)>;
+
+struct ModuleInfo {
+  std::string name, description;
+  ModuleFactory create;
+};
+
+// Register a module under `name` (its deck section has the same name). Returns true so it
+// can initialise a static: see TRIDSIM_REGISTER_MODULE.
+bool register_module(const std::string& name, const std::string& description, ModuleFactory factory);
+const ModuleInfo* find_module(const std::string& name);
+std::vector<const ModuleInfo*> registered_modules();
+
+// Factory for a module class template instantiated with float and double.
+template <template <class> class M>
+ModuleFactory precision_factory() {
+  return [](Precision p) -> std::unique_ptr<Module> {
+    if (p == Precision::float32) return std::make_unique<M<float>>();
+    return std::make_unique<M<double>>();
+  };
+}
+
+}  // namespace tridsim
+
+// Registers module template NAME_TEMPLATE (with float and double) under a deck name. Put it in
+// the module's .cpp file; that file must be linked into the executable (not left in an
+// unreferenced static-library object), as sources of an executable always are.
+#define TRIDSIM_REGISTER_MODULE(deck_name, description, module_template)                        \
+  static const bool tridsim_registered_##module_template [[maybe_unused]] =                       \
+      ::tridsim::register_module(deck_name, description, ::tridsim::precision_factory<module_template>())

@@ -1,0 +1,74 @@
+#include "outputs/csv_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/errors.hpp"
+#include "outputs/files.hpp"
+#include "outputs/writer_support.hpp"
+
+namespace tridsim {
+namespace {
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+CsvWriter::CsvWriter(std::filesystem::path path, std::vector<std::string> columns)
+    : path_(std::move(path)), tmp_(temporary_path(path_)), columns_(columns.size()) {
+  if (columns.empty()) throw Error("CSV output '" + path_.string() + "': no columns");
+  file_ = std::fopen(tmp_.c_str(), "wb");
+  if (!file_) throw Error("CSV output '" + path_.string() + "': cannot create '" + tmp_.string() + "': " + std::strerror(errno));
+  std::string header;
+  for (const auto& c : columns) header += (header.empty() ? "" : ",") + csv_quote(c);
+  try {
+    put(header + "\n");
+  } catch (...) {
+    std::fclose(file_);  // no destructor runs for a throwing constructor
+    std::error_code ec;
+    std::filesystem::remove(tmp_, ec);
+    throw;
+  }
+}
+
+CsvWriter::~CsvWriter() {
+  if (closed_) return;
+  if (file_) std::fclose(file_);
+  std::error_code ec;
+  std::filesystem::remove(tmp_, ec);
+}
+
+void CsvWriter::put(const std::string& line) {
+  if (!file_) throw Error("CSV output '" + path_.string() + "': an earlier close() failed");
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())
+    throw Error("CSV output '" + path_.string() + "': cannot write: " + std::strerror(errno));
+}
+
+void CsvWriter::row(std::span<const double> values) {
+  if (closed_) throw Error("CSV output '" + path_.string() + "': row() after close()");
+  if (values.size() != columns_)
+    throw Error("CSV output '" + path_.string() + "': row has " + std::to_string(values.size()) + " values but the file has " +
+                std::to_string(columns_) + " columns");
+  std::string line;
+  for (double v : values) line += (line.empty() ? "" : ",") + output_detail::format_double(v);
+  put(line + "\n");
+}
+
+void CsvWriter::close() {
+  if (closed_) return;
+  if (!file_) throw Error("CSV output '" + path_.string() + "': an earlier close() failed");
+  const bool flushed = std::fflush(file_) == 0;
+  const int err = errno;
+  const bool ok = std::fclose(file_) == 0 && flushed;
+  file_ = nullptr;
+  if (!ok) throw Error("CSV output '" + path_.string() + "': cannot write: " + std::strerror(flushed ? errno : err));
+  rename_file(tmp_, path_);
+  closed_ = true;
+}
+
+}  // namespace tridsim

@@ -1,0 +1,5 @@
+#pragma once
+namespace tridsim {
+// Registers the modules that ship with tridsim (heat, ...). Safe to call more than once.
+void register_builtin_modules();
+}  // namespace tridsim

@@ -1,0 +1,87 @@
+#include "physics/heat/boundary.hpp"
+
+namespace tridsim {
+
+namespace {
+const char* face_name(int axis, int side) {
+  static const char* names[3][2] = {{"x-", "x+"}, {"y-", "y+"}, {"z-", "z+"}};
+  return names[axis][side];
+}
+}  // namespace
+
+template <class T>
+void Face::evaluate(const Grid& g, double t, T* out) const {
+  if (value.is_constant()) {
+    std::fill(out, out + size(), T(value(0, 0, 0, t)));
+    return;
+  }
+#pragma omp parallel
+  {
+    const Expression local(value);
+#pragma omp for schedule(static)
+    for (index_t iq = 0; iq < nq; ++iq)
+      for (index_t ip = 0; ip < np; ++ip) {
+        std::array<double, 3> x{g.lo[0], g.lo[1], g.lo[2]};
+        x[axis] = g.coord(axis, fixed);
+        x[p] = g.coord(p, ip);
+        x[q] = g.coord(q, iq);
+        out[ip + np * iq] = T(local(x[0], x[1], x[2], t));
+      }
+  }
+}
+
+void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& constants) {
+  grid_ = grid;
+  faces_.clear();
+  const DeckNode bc = section.child("boundary");
+  std::optional<DeckNode> all = bc.maybe_child("all");
+  for (int axis = 0; axis < grid.dim; ++axis)
+    for (int side = 0; side < 2; ++side) {
+      const std::string name = face_name(axis, side);
+      std::optional<DeckNode> spec = bc.maybe_child(name);
+      if (!spec) spec = all;
+      if (!spec) bc.fail(name, "missing boundary condition for face " + name +
+                                   " (give {type: dirichlet|neumann, value: EXPR} per face, or 'all')");
+      Face f;
+      f.axis = axis;
+      f.side = side;
+      const std::string type = spec->get<std::string>("type");
+      if (type == "dirichlet") f.kind = BoundaryKind::dirichlet;
+      else if (type == "neumann") f.kind = BoundaryKind::neumann;
+      else spec->fail("type", "expected dirichlet or neumann, got '" + type + "'");
+      f.value = Expression::from_deck(*spec, "value", constants);
+      f.p = axis == 0 ? 1 : 0;
+      f.q = axis == 2 ? 1 : 2;
+      f.np = grid.n[f.p];
+      f.nq = grid.n[f.q];
+      f.fixed = side ? grid.n[axis] - 1 : 0;
+      if (f.kind == BoundaryKind::dirichlet && f.value.uses_time()) dirichlet_moves_ = true;
+      index_[axis][side] = int(faces_.size());
+      faces_.push_back(std::move(f));
+    }
+}
+
+bool Boundary::on_dirichlet(const std::array<index_t, 3>& ijk) const {
+  for (const auto& f : faces_)
+    if (f.kind == BoundaryKind::dirichlet && ijk[f.axis] == f.fixed) return true;
+  return false;
+}
+
+template <class T>
+void Boundary::impose_dirichlet(double t, T* u) const {
+  std::vector<T> values;
+  for (const auto& f : faces_) {
+    if (f.kind != BoundaryKind::dirichlet) continue;
+    values.resize(f.size());
+    f.evaluate(grid_, t, values.data());
+    for (index_t iq = 0; iq < f.nq; ++iq)
+      for (index_t ip = 0; ip < f.np; ++ip) u[f.node(grid_, ip, iq)] = values[ip + f.np * iq];
+  }
+}
+
+template void Face::evaluate<float>(const Grid&, double, float*) const;
+template void Face::evaluate<double>(const Grid&, double, double*) const;
+template void Boundary::impose_dirichlet<float>(double, float*) const;
+template void Boundary::impose_dirichlet<double>(double, double*) const;
+
+}  // namespace tridsim

@@ -1,0 +1,412 @@
+#include "physics/heat/heat.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "solvers/tridiagonal/batched.hpp"
+
+namespace tridsim {
+
+template <class T>
+struct HeatModule<T>::Run {
+  index_t o, i0, j, k, w;
+};
+
+namespace {
+int face_id(int axis, int side) { return 2 * axis + side; }
+}  // namespace
+
+// ---- setup ---------------------------------------------------------------------------------
+
+template <class T>
+void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+  g_ = grid;
+  const auto& constants = ctx.constants;
+  // 1. Scheme and line solver.
+  const std::string scheme = s.get_or<std::string>("scheme", "auto");
+  if (scheme == "auto") scheme_ = grid.dim == 1 ? Scheme::crank_nicolson : grid.dim == 2 ? Scheme::peaceman_rachford : Scheme::douglas;
+  else if (scheme == "crank-nicolson") scheme_ = Scheme::crank_nicolson;
+  else if (scheme == "peaceman-rachford") scheme_ = Scheme::peaceman_rachford;
+  else if (scheme == "douglas") scheme_ = Scheme::douglas;
+  else s.fail("scheme", "expected auto, crank-nicolson (1D), peaceman-rachford (2D) or douglas (1D-3D), got '" + scheme + "'");
+  if (scheme_ == Scheme::crank_nicolson && grid.dim != 1)
+    s.fail("scheme", "crank-nicolson is the 1D scheme; in 2D/3D use douglas (or peaceman-rachford in 2D)");
+  if (scheme_ == Scheme::peaceman_rachford && grid.dim != 2)
+    s.fail("scheme", "peaceman-rachford is a 2D scheme; use douglas in 1D and 3D");
+  const std::string solver = s.get_or<std::string>("solver", "thomas");
+  if (solver == "thomas") algorithm_ = tridiag::Algorithm::thomas;
+  else if (solver == "pcr") algorithm_ = tridiag::Algorithm::pcr;
+  else if (solver == "cr") algorithm_ = tridiag::Algorithm::cr;
+  else s.fail("solver", "expected thomas, pcr or cr, got '" + solver + "'");
+
+  // 2. Coefficients: diffusivity (constant or a function of x, y, z) and source.
+  const Expression kappa = Expression::from_deck(s, "diffusivity", constants);
+  if (kappa.uses_time()) s.fail("diffusivity", "may depend on x, y and z but not on t");
+  if (kappa.is_constant()) {
+    kappa0_ = T(kappa(0, 0, 0, 0));
+    s.require(kappa0_ > 0 && std::isfinite(double(kappa0_)), "diffusivity", double(kappa0_), "positive");
+  } else {
+    variable_kappa_ = true;
+    kappa_.resize(grid.size());
+    kappa.fill(grid, t0, kappa_.data());
+    const T lo = *std::min_element(kappa_.begin(), kappa_.end());
+    s.require(lo > 0 && std::isfinite(double(lo)), "diffusivity", kappa.text() + " (minimum " + std::to_string(lo) + ")",
+              "positive at every grid node");
+  }
+  if (s.has("source")) {
+    source_ = Expression::from_deck(s, "source", constants);
+    has_source_ = !(source_.is_constant() && source_(0, 0, 0, 0) == 0.0);
+    source_moves_ = source_.uses_time();
+    if (has_source_) {
+      f_.resize(grid.size());
+      source_.fill(grid, t0, f_.data());
+    }
+  }
+  if (s.has("exact")) exact_ = Expression::from_deck(s, "exact", constants);
+
+  // 3. Initial state and boundary conditions.
+  const Expression initial = Expression::from_deck(s, "initial", constants);
+  bc_.read(s, grid, constants);
+  u_.resize(grid.size());
+  initial.fill(grid, t0, u_.data());
+  bc_.impose_dirichlet(t0, u_.data());
+  if (grid.dim > 1) work_.resize(grid.size());
+  flux_.clear();
+  face_data_.clear();
+  for (const auto& f : bc_.faces()) {
+    AlignedVector<T> flux(f.size(), T(0)), data(f.size(), T(0));
+    if (f.kind == BoundaryKind::neumann) f.evaluate(grid, t0, flux.data());
+    else if (scheme_ == Scheme::peaceman_rachford) f.evaluate(grid, t0, data.data());  // PR stages carry values
+    flux_.push_back(std::move(flux));
+    face_data_.push_back(std::move(data));
+  }
+}
+
+// ---- the explicit operator on a run of x-adjacent nodes ------------------------------------
+
+template <class T>
+typename HeatModule<T>::Run HeatModule<T>::run_at(index_t o, index_t w) const {
+  const index_t nx = g_.n[0], ny = g_.n[1];
+  return Run{o, o % nx, (o / nx) % ny, o / (nx * ny), w};
+}
+
+// Does the run lie on a Dirichlet face of y or z (other than `skip_axis`)?
+template <class T>
+bool HeatModule<T>::on_dirichlet_line(const Run& r, int skip_axis) const {
+  for (int a = 1; a < g_.dim; ++a) {
+    if (a == skip_axis) continue;
+    const index_t pos = a == 1 ? r.j : r.k;
+    if ((pos == 0 && bc_.dirichlet(a, 0)) || (pos == g_.n[a] - 1 && bc_.dirichlet(a, 1))) return true;
+  }
+  return false;
+}
+
+// out[l] += scale * (A_axis src) at the run's nodes; A = d/dx(kappa d/dx) with mirrored
+// neighbours at Neumann faces; nodes on a Dirichlet face of `axis` are left alone.
+template <class T>
+void HeatModule<T>::add_operator(int axis, const T* src, const Run& r, T scale, T* out) const {
+  const index_t n = g_.n[axis];
+  const T c = scale / T(g_.h(axis) * g_.h(axis));
+  const T* kap = variable_kappa_ ? kappa_.data() : nullptr;
+  auto kernel = [&](index_t o0, index_t count, index_t sm, index_t sp, T* dst) {
+    if (kap) {
+#pragma omp simd
+      for (index_t l = 0; l < count; ++l) {
+        const index_t o = o0 + l;
+        const T kp = T(0.5) * (kap[o] + kap[o + sp]), km = T(0.5) * (kap[o] + kap[o + sm]);
+        dst[l] += c * (kp * (src[o + sp] - src[o]) - km * (src[o] - src[o + sm]));
+      }
+    } else {
+      const T ck = c * kappa0_;
+#pragma omp simd
+      for (index_t l = 0; l < count; ++l) {
+        const index_t o = o0 + l;
+        dst[l] += ck * (src[o + sm] - T(2) * src[o] + src[o + sp]);
+      }
+    }
+  };
+  if (axis == 0) {
+    const index_t a = r.i0, b = r.i0 + r.w;
+    const index_t ia = std::max<index_t>(a, 1), ib = std::min<index_t>(b, n - 1);
+    if (ib > ia) kernel(r.o + (ia - a), ib - ia, -1, 1, out + (ia - a));
+    if (a == 0 && !bc_.dirichlet(0, 0)) kernel(r.o, 1, 1, 1, out);
+    if (b == n && !bc_.dirichlet(0, 1)) kernel(r.o + (n - 1 - a), 1, -1, -1, out + (n - 1 - a));
+    return;
+  }
+  const index_t pos = axis == 1 ? r.j : r.k, s = g_.strides()[axis];
+  index_t sm = -s, sp = s;
+  if (pos == 0) {
+    if (bc_.dirichlet(axis, 0)) return;
+    sm = s;
+  }
+  if (pos == n - 1) {
+    if (bc_.dirichlet(axis, 1)) return;
+    sp = -s;
+  }
+  kernel(r.o, r.w, sm, sp, out);
+}
+
+// out += scale * 2 kappa g / h at Neumann-face nodes of `axis` (g: the outward derivative in flux_).
+template <class T>
+void HeatModule<T>::add_flux(int axis, const Run& r, T scale, T* out) const {
+  const T c = scale * T(2) / T(g_.h(axis));
+  auto kap = [&](index_t o) { return variable_kappa_ ? kappa_[o] : kappa0_; };
+  if (axis == 0) {
+    const index_t face_index = r.j + g_.n[1] * r.k, last = g_.n[0] - 1;
+    if (r.i0 == 0 && !bc_.dirichlet(0, 0)) out[0] += c * kap(r.o) * flux_[face_id(0, 0)][face_index];
+    if (r.i0 + r.w - 1 == last && !bc_.dirichlet(0, 1))
+      out[r.w - 1] += c * kap(r.o + r.w - 1) * flux_[face_id(0, 1)][face_index];
+    return;
+  }
+  const index_t pos = axis == 1 ? r.j : r.k;
+  const int side = pos == 0 ? 0 : pos == g_.n[axis] - 1 ? 1 : -1;
+  if (side < 0 || bc_.dirichlet(axis, side)) return;
+  const T* g = flux_[face_id(axis, side)].data() + r.i0 + g_.n[0] * (axis == 1 ? r.k : r.j);
+  for (index_t l = 0; l < r.w; ++l) out[l] += c * kap(r.o + l) * g[l];
+}
+
+template <class T>
+void HeatModule<T>::add_source(const Run& r, T scale, T* out) const {
+  if (!has_source_) return;
+  const T* f = f_.data() + r.o;
+#pragma omp simd
+  for (index_t l = 0; l < r.w; ++l) out[l] += scale * f[l];
+}
+
+// ---- boundary data of a step ---------------------------------------------------------------
+
+// v <- (I - dt/2 A_along) v on a face, A along one of the face's own axes.
+template <class T>
+void HeatModule<T>::apply_face_operator(std::size_t fi, int along, double dt, T* v) const {
+  const Face& f = bc_.faces()[fi];
+  const bool first = along == f.p;
+  const index_t nb = first ? f.np : f.nq, sb = first ? 1 : f.np, lines = first ? f.nq : f.np;
+  const T c = T(0.5 * dt / (g_.h(along) * g_.h(along)));
+  std::vector<T> line(nb), kap(nb, kappa0_);
+  for (index_t L = 0; L < lines; ++L) {
+    const index_t base = first ? L * f.np : L;
+    for (index_t m = 0; m < nb; ++m) {
+      line[m] = v[base + m * sb];
+      if (variable_kappa_) kap[m] = kappa_[first ? f.node(g_, m, L) : f.node(g_, L, m)];
+    }
+    for (index_t m = 0; m < nb; ++m) {
+      if ((m == 0 && bc_.dirichlet(along, 0)) || (m == nb - 1 && bc_.dirichlet(along, 1))) continue;
+      const index_t mm = m > 0 ? m - 1 : m + 1, mp = m < nb - 1 ? m + 1 : m - 1;
+      const T kp = T(0.5) * (kap[m] + kap[mp]), km = T(0.5) * (kap[m] + kap[mm]);
+      v[base + m * sb] = line[m] - c * (kp * (line[mp] - line[m]) - km * (line[m] - line[mm]));
+    }
+  }
+}
+
+// Boundary data for the step from t to t + dt: Neumann fluxes at t + dt/2 (explicit part);
+// on Dirichlet faces the value each implicit stage must produce there (the later stages'
+// operators applied to the boundary increment), so time-dependent values keep second order.
+template <class T>
+void HeatModule<T>::prepare_step(double t, double dt) {
+  if (dt != matrix_dt_ && !variable_kappa_)
+    for (int a = 0; a < g_.dim; ++a)
+      uniform_[a] = tridiag::uniform_diffusion_matrix<T>(g_.n[a], T(0.5 * dt * kappa0_ / (g_.h(a) * g_.h(a))),
+                                                          bc_.kind(a, 0), bc_.kind(a, 1));
+  matrix_dt_ = dt;
+  if (source_moves_) source_.fill(g_, t + 0.5 * dt, f_.data());
+  std::vector<T> g0, g1;
+  for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
+    const Face& f = bc_.faces()[fi];
+    if (!f.value.uses_time()) continue;
+    if (f.kind == BoundaryKind::neumann) {
+      f.evaluate(g_, t + 0.5 * dt, flux_[fi].data());
+      continue;
+    }
+    T* data = face_data_[fi].data();
+    g0.resize(f.size());
+    g1.resize(f.size());
+    f.evaluate(g_, t, g0.data());
+    f.evaluate(g_, t + dt, g1.data());
+    if (scheme_ == Scheme::peaceman_rachford && f.axis == 1) {  // y rows of stage 2 produce u^{n+1}
+      std::copy(g1.begin(), g1.end(), data);
+      continue;
+    }
+    for (index_t m = 0; m < f.size(); ++m) data[m] = g1[m] - g0[m];
+    if (scheme_ == Scheme::peaceman_rachford) {  // u* = g0 + (I - dt/2 A_y) dg / 2
+      apply_face_operator(fi, 1, dt, data);
+      for (index_t m = 0; m < f.size(); ++m) data[m] = g0[m] + T(0.5) * data[m];
+      continue;
+    }
+    for (int b = f.axis + 1; b < g_.dim; ++b) apply_face_operator(fi, b, dt, data);  // Douglas
+  }
+}
+
+// Before the implicit stage of `axis` (Douglas): Dirichlet rows get their stage value.
+template <class T>
+void HeatModule<T>::set_face_rows(int axis, T* field) const {
+  for (int side = 0; side < 2; ++side) {
+    if (!bc_.dirichlet(axis, side)) continue;
+    const Face& f = bc_.face(axis, side);
+    const T* data = face_data_[face_id(axis, side)].data();
+    for (index_t iq = 0; iq < f.nq; ++iq)
+      for (index_t ip = 0; ip < f.np; ++ip) field[f.node(g_, ip, iq)] = data[ip + f.np * iq];
+  }
+}
+
+// ---- time stepping -------------------------------------------------------------------------
+
+template <class T>
+template <class Load, class Store>
+void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& store) {
+  const auto lines = tridiag::LineSet::dense(g_, axis);
+  if (variable_kappa_) {
+    const tridiag::DiffusionCoeffs<T> m{kappa_.data(), T(0.5 * dt / (g_.h(axis) * g_.h(axis))),
+                                        g_.strides()[axis], g_.n[axis], bc_.kind(axis, 0), bc_.kind(axis, 1)};
+    tridiag::solve_lines<T>(lines, m, load, store, algorithm_);
+  } else {
+    tridiag::solve_lines<T>(lines, uniform_[axis], load, store, algorithm_);
+  }
+}
+
+template <class T>
+void HeatModule<T>::step(double t, double dt) {
+  prepare_step(t, dt);
+  if (scheme_ == Scheme::peaceman_rachford) step_peaceman_rachford(t, dt);
+  else step_douglas(t, dt);
+  if (bc_.dirichlet_moves()) bc_.impose_dirichlet(t + dt, u_.data());
+}
+
+// Douglas in delta form (Crank-Nicolson in 1D):
+//   (I - dt/2 A_x)(I - dt/2 A_y)(I - dt/2 A_z) du = dt (A u + b(t + dt/2)),  u += du.
+// Stage 1 forms its right-hand side inside the x-sweep's load; the last stage adds du to u in
+// its store; the middle stage (3D) works in place.
+template <class T>
+void HeatModule<T>::step_douglas(double, double dt) {
+  const int d = g_.dim;
+  const index_t nx = g_.n[0], ny = g_.n[1];
+  const T tau = T(dt);
+  T* u = u_.data();
+  T* w = work_.data();
+  auto rhs = [&](index_t o, index_t count, T* out) {
+    const Run r = run_at(o, count);
+    std::fill(out, out + count, T(0));
+    if (on_dirichlet_line(r, 0)) return;  // a line on a y/z Dirichlet face: its nodes are fixed
+    add_source(r, tau, out);
+    for (int a = 0; a < d; ++a) {
+      add_operator(a, u, r, tau, out);
+      add_flux(a, r, tau, out);
+    }
+    for (int side = 0; side < 2; ++side)
+      if (bc_.dirichlet(0, side)) out[side ? count - 1 : 0] = face_data_[face_id(0, side)][r.j + ny * r.k];
+  };
+  const int last = d - 1;
+  auto add_to_u = [&](index_t o, index_t count, const T* x) {
+    const Run r = run_at(o, count);
+    if (last > 0 && on_dirichlet_line(r, last)) return;
+    index_t lo = 0, hi = count;
+    if (last > 0 && r.i0 == 0 && bc_.dirichlet(0, 0)) lo = 1;
+    if (last > 0 && r.i0 + count == nx && bc_.dirichlet(0, 1)) hi = count - 1;
+    T* dst = u + o;
+#pragma omp simd
+    for (index_t l = lo; l < hi; ++l) dst[l] += x[l];
+  };
+  auto load_work = [&](index_t o, index_t count, T* out) { std::copy(w + o, w + o + count, out); };
+  auto store_work = [&](index_t o, index_t count, const T* x) { std::copy(x, x + count, w + o); };
+
+  if (d == 1) {
+    sweep(0, dt, rhs, add_to_u);
+    return;
+  }
+  sweep(0, dt, rhs, store_work);
+  for (int a = 1; a < d; ++a) {
+    set_face_rows(a, w);
+    if (a < last) sweep(a, dt, load_work, store_work);
+    else sweep(a, dt, load_work, add_to_u);
+  }
+}
+
+// Peaceman-Rachford (2D):
+//   (I - dt/2 A_x) u* = (I + dt/2 A_y) u^n + dt/2 b,   (I - dt/2 A_y) u^{n+1} = (I + dt/2 A_x) u* + dt/2 b.
+template <class T>
+void HeatModule<T>::step_peaceman_rachford(double, double dt) {
+  const index_t nx = g_.n[0], ny = g_.n[1];
+  const T half = T(0.5 * dt);
+  T* u = u_.data();
+  T* v = work_.data();
+  auto stage1 = [&](index_t o, index_t count, T* out) {
+    const Run r = run_at(o, count);
+    std::copy(u + o, u + o + count, out);
+    if (on_dirichlet_line(r, 0)) return;
+    add_operator(1, u, r, half, out);
+    add_flux(0, r, half, out);
+    add_flux(1, r, half, out);
+    add_source(r, half, out);
+    for (int side = 0; side < 2; ++side)
+      if (bc_.dirichlet(0, side)) out[side ? count - 1 : 0] = face_data_[face_id(0, side)][r.j + ny * r.k];
+  };
+  auto store_v = [&](index_t o, index_t count, const T* x) { std::copy(x, x + count, v + o); };
+  auto stage2 = [&](index_t o, index_t count, T* out) {
+    const Run r = run_at(o, count);
+    for (int side = 0; side < 2; ++side)
+      if (r.j == (side ? ny - 1 : 0) && bc_.dirichlet(1, side)) {
+        const T* g = face_data_[face_id(1, side)].data() + r.i0;
+        std::copy(g, g + count, out);
+        return;
+      }
+    std::copy(v + o, v + o + count, out);
+    add_operator(0, v, r, half, out);
+    add_flux(0, r, half, out);
+    add_flux(1, r, half, out);
+    add_source(r, half, out);
+  };
+  auto store_u = [&](index_t o, index_t count, const T* x) {
+    const Run r = run_at(o, count);
+    const index_t lo = r.i0 == 0 && bc_.dirichlet(0, 0) ? 1 : 0;
+    const index_t hi = r.i0 + count == nx && bc_.dirichlet(0, 1) ? count - 1 : count;
+    std::copy(x + lo, x + hi, u + o + lo);
+  };
+  sweep(0, dt, stage1, store_v);
+  sweep(1, dt, stage2, store_u);
+}
+
+// ---- output --------------------------------------------------------------------------------
+
+template <class T>
+std::vector<FieldRef> HeatModule<T>::fields() {
+  std::vector<FieldRef> out{{"u", precision_of<T>(), u_.data()}};
+  if (variable_kappa_) out.push_back({"kappa", precision_of<T>(), kappa_.data()});
+  return out;
+}
+
+template <class T>
+std::vector<Diagnostic> HeatModule<T>::diagnostics(double) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+  const index_t n = index_t(u_.size());
+  const T* u = u_.data();
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : sum)
+  for (index_t i = 0; i < n; ++i) {
+    const double x = double(u[i]);
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    sum += x;
+  }
+  if (std::isnan(sum)) lo = hi = sum;  // min/max skip NaN; make it visible
+  return {{"u_min", lo}, {"u_max", hi}, {"u_mean", sum / double(n)}};
+}
+
+template <class T>
+std::optional<ErrorNorms> HeatModule<T>::error_norms(double t) {
+  if (!exact_) return std::nullopt;
+  AlignedVector<double> e(g_.size());
+  exact_->fill(g_, t, e.data());
+  double sq = 0, mx = 0;
+  const index_t n = index_t(e.size());
+#pragma omp parallel for reduction(+ : sq) reduction(max : mx)
+  for (index_t i = 0; i < n; ++i) {
+    const double d = std::abs(double(u_[i]) - e[i]);
+    sq += d * d;
+    mx = std::max(mx, d);
+  }
+  return ErrorNorms{"u", std::sqrt(sq / double(n)), mx};
+}
+
+template class HeatModule<float>;
+template class HeatModule<double>;
+
+}  // namespace tridsim

@@ -1,0 +1,255 @@
+#pragma once
+// Batched CPU tridiagonal solver: all lines along one axis of an x-fastest array, in parallel
+// over lines with OpenMP and vectorized across lines.
+//  - Lines along x (contiguous): blocks of `lanes` lines are transposed in a per-thread
+//    buffer (local transposition), so the Thomas sweeps run with one SIMD lane per line.
+//  - Lines along y or z: tiles of `tile` lines adjacent in x are swept together; every row of
+//    the tile is one contiguous run, so the loads are unit-stride and vectorize directly.
+// The right-hand side is read through `load(offset, count, out)` and the solution written
+// through `store(offset, count, in)` (both on memory-contiguous runs). Callers fuse work into
+// these: e.g. ADI computes the explicit right-hand side inside load and the final update
+// inside store, so each sweep reads and writes each point exactly once.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/aligned.hpp"
+#include "solvers/tridiagonal/coefficients.hpp"
+#include "solvers/tridiagonal/cyclic_reduction.hpp"
+#include "solvers/tridiagonal/line_set.hpp"
+
+namespace tridsim::tridiag {
+
+template <class T>
+inline constexpr index_t lanes = 64 / sizeof(T);  // lines per transposed block (one cache line)
+inline constexpr index_t tile = 64;               // lines per y/z tile
+
+template <class T>
+struct ArrayAccess {
+  T* p;
+  void load(index_t off, index_t count, T* out) const { std::memcpy(out, p + off, sizeof(T) * count); }
+  void store(index_t off, index_t count, const T* in) const { std::memcpy(p + off, in, sizeof(T) * count); }
+};
+
+template <class M>
+inline constexpr bool is_uniform_v = false;
+template <class T>
+inline constexpr bool is_uniform_v<UniformMatrix<T>> = true;
+
+template <class M>
+inline constexpr bool is_diffusion_v = false;
+template <class T, FaceMean Mean>
+inline constexpr bool is_diffusion_v<DiffusionCoeffs<T, Mean>> = true;
+
+namespace detail {
+
+// Forward elimination and back substitution on `width` interleaved lines of length n:
+// element (row r, lane l) at r*width + l. Uniform matrix: the factorization is shared.
+template <class T>
+void sweep_uniform(const UniformMatrix<T>& M, index_t n, index_t width, T* d) {
+  const T *a = M.a(), *m = M.m(), *cp = M.cp();
+#pragma omp simd
+  for (index_t l = 0; l < width; ++l) d[l] *= m[0];
+  for (index_t r = 1; r < n; ++r) {
+    T* cur = d + r * width;
+    const T* prev = cur - width;
+    const T ar = a[r], mr = m[r];
+#pragma omp simd
+    for (index_t l = 0; l < width; ++l) cur[l] = (cur[l] - ar * prev[l]) * mr;
+  }
+  for (index_t r = n - 2; r >= 0; --r) {
+    T* cur = d + r * width;
+    const T* next = cur + width;
+    const T cr = cp[r];
+#pragma omp simd
+    for (index_t l = 0; l < width; ++l) cur[l] -= cr * next[l];
+  }
+}
+
+// Forward elimination of row r (general coefficients); c is overwritten with c'.
+template <class T>
+inline void eliminate_row(index_t r, index_t width, const T* a, const T* b, T* c, T* d) {
+  T* cr = c + r * width;
+  T* dr = d + r * width;
+  if (r == 0) {
+#pragma omp simd
+    for (index_t l = 0; l < width; ++l) {
+      const T inv = T(1) / b[l];
+      cr[l] *= inv;
+      dr[l] *= inv;
+    }
+    return;
+  }
+#pragma omp simd
+  for (index_t l = 0; l < width; ++l) {
+    const T inv = T(1) / (b[l] - a[l] * cr[l - width]);
+    cr[l] *= inv;
+    dr[l] = (dr[l] - a[l] * dr[l - width]) * inv;
+  }
+}
+
+template <class T>
+inline void substitute_row(index_t r, index_t width, const T* c, T* d) {
+  T* dr = d + r * width;
+  const T* cr = c + r * width;
+#pragma omp simd
+  for (index_t l = 0; l < width; ++l) dr[l] -= cr[l] * dr[l + width];
+}
+
+template <class T, class Matrix, class Load, class Store>
+void solve_x(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
+  constexpr index_t V = lanes<T>;
+  const index_t n = L.n[0], nlines = L.count(), nblocks = (nlines + V - 1) / V;
+#pragma omp parallel
+  {
+    AlignedVector<T> d(n * V), run(n);
+    AlignedVector<T> a, b, c, ra, rb, rc;
+    if constexpr (!is_uniform_v<Matrix>) {
+      a.resize(n * V); b.resize(n * V); c.resize(n * V);
+      ra.resize(n); rb.resize(n); rc.resize(n);
+    }
+#pragma omp for schedule(static)
+    for (index_t blk = 0; blk < nblocks; ++blk) {
+      const index_t q0 = blk * V, nl = std::min(V, nlines - q0);
+      auto base = [&](index_t q) { return (q % L.n[1]) * L.stride[1] + (q / L.n[1]) * L.stride[2]; };
+      for (index_t l = 0; l < V; ++l) {  // gather and transpose; idle lanes solve I x = 0
+        if (l < nl) {
+          load(base(q0 + l), n, run.data());
+          for (index_t i = 0; i < n; ++i) d[i * V + l] = run[i];
+        } else {
+          for (index_t i = 0; i < n; ++i) d[i * V + l] = 0;
+        }
+        if constexpr (!is_uniform_v<Matrix>) {
+          if (l < nl) {
+            M.load_line(base(q0 + l), n, ra.data(), rb.data(), rc.data());
+          } else {
+            std::fill(ra.begin(), ra.end(), T(0)); std::fill(rb.begin(), rb.end(), T(1)); std::fill(rc.begin(), rc.end(), T(0));
+          }
+          for (index_t i = 0; i < n; ++i) { a[i * V + l] = ra[i]; b[i * V + l] = rb[i]; c[i * V + l] = rc[i]; }
+        }
+      }
+      if constexpr (is_uniform_v<Matrix>) {
+        sweep_uniform(M, n, V, d.data());
+      } else {
+        for (index_t r = 0; r < n; ++r) eliminate_row(r, V, a.data() + r * V, b.data() + r * V, c.data(), d.data());
+        for (index_t r = n - 2; r >= 0; --r) substitute_row(r, V, c.data(), d.data());
+      }
+      for (index_t l = 0; l < nl; ++l) {
+        for (index_t i = 0; i < n; ++i) run[i] = d[i * V + l];
+        store(base(q0 + l), n, run.data());
+      }
+    }
+  }
+}
+
+template <class T, class Matrix, class Load, class Store>
+void solve_yz(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
+  const int axis = L.axis, other = axis == 1 ? 2 : 1;
+  const index_t n = L.n[axis], s = L.stride[axis], nx = L.n[0];
+  const index_t chunks = (nx + tile - 1) / tile, items = chunks * L.n[other];
+#pragma omp parallel
+  {
+    AlignedVector<T> d(n * tile), c, a, b;
+    if constexpr (!is_uniform_v<Matrix>) { c.resize(n * tile); a.resize(tile); b.resize(tile); }
+#pragma omp for schedule(static)
+    for (index_t item = 0; item < items; ++item) {
+      const index_t i0 = (item % chunks) * tile, w = std::min(tile, nx - i0);
+      const index_t base = i0 + (item / chunks) * L.stride[other];
+      if constexpr (is_uniform_v<Matrix>) {
+        for (index_t r = 0; r < n; ++r) load(base + r * s, w, d.data() + r * w);
+        sweep_uniform(M, n, w, d.data());
+      } else {
+        for (index_t r = 0; r < n; ++r) {
+          load(base + r * s, w, d.data() + r * w);
+          M.load_row(base + r * s, w, r, a.data(), b.data(), c.data() + r * w);
+          eliminate_row(r, w, a.data(), b.data(), c.data(), d.data());
+        }
+        for (index_t r = n - 2; r >= 0; --r) substitute_row(r, w, c.data(), d.data());
+      }
+      for (index_t r = 0; r < n; ++r) store(base + r * s, w, d.data() + r * w);
+    }
+  }
+}
+
+// PCR or CR, one line at a time through contiguous copies (the alternatives, not the fast path).
+// Like the Thomas paths, it loads and stores x-lines as whole runs.
+template <class T, class Matrix, class Load, class Store>
+void solve_gathered(const LineSet& L, const Matrix& M, const Load& load, const Store& store, Algorithm alg) {
+  const int axis = L.axis;
+  const index_t n = L.n[axis], s = L.stride[axis], nlines = L.count();
+  const int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
+#pragma omp parallel
+  {
+    AlignedVector<T> a(n), b(n), c(n), d(n), work(cyclic_reduction_workspace(n));
+    std::vector<T> full_a, full_b, full_c;
+    if constexpr (is_uniform_v<Matrix>) {  // rebuild the rows from the factorization
+      full_a.assign(M.a(), M.a() + n);
+      full_b.resize(n); full_c.resize(n);
+      for (index_t r = 0; r < n; ++r) {
+        full_b[r] = T(1) / M.m()[r] + (r > 0 ? M.a()[r] * M.cp()[r - 1] : T(0));
+        full_c[r] = M.cp()[r] / M.m()[r];
+      }
+    }
+#pragma omp for schedule(static)
+    for (index_t q = 0; q < nlines; ++q) {
+      const index_t base = (q % L.n[o1]) * L.stride[o1] + (q / L.n[o1]) * L.stride[o2];
+      if (axis == 0) load(base, n, d.data());  // an x-line is one contiguous run
+      for (index_t r = 0; r < n; ++r) {
+        if (axis != 0) load(base + r * s, 1, &d[r]);
+        if constexpr (is_uniform_v<Matrix>) {
+          a[r] = full_a[r]; b[r] = full_b[r]; c[r] = full_c[r];
+        } else if (axis == 0) {
+          if (r == 0) M.load_line(base, n, a.data(), b.data(), c.data());
+        } else {
+          M.load_row(base + r * s, 1, r, &a[r], &b[r], &c[r]);
+        }
+      }
+      if (alg == Algorithm::pcr) pcr_solve(n, a.data(), b.data(), c.data(), d.data(), work.data());
+      else cr_solve(n, a.data(), b.data(), c.data(), d.data(), work.data());
+      if (axis == 0) store(base, n, d.data());
+      else
+        for (index_t r = 0; r < n; ++r) store(base + r * s, 1, &d[r]);
+    }
+  }
+}
+
+// A matrix source that describes lines of another length (or stride) would be read out of
+// bounds: refuse it.
+template <class Matrix>
+void check_matrix(const LineSet& L, const Matrix& M) {
+  if constexpr (is_uniform_v<Matrix>) {
+    if (M.size() != L.length())
+      throw Error("tridiagonal solver: the uniform matrix has " + std::to_string(M.size()) +
+                  " rows but the lines have length " + std::to_string(L.length()));
+  } else if constexpr (is_diffusion_v<Matrix>) {
+    if (M.n != L.length() || M.stride != L.axis_stride())
+      throw Error("tridiagonal solver: the diffusion coefficients describe lines of length " + std::to_string(M.n) +
+                  " and stride " + std::to_string(M.stride) + ", not " + std::to_string(L.length()) + " and " +
+                  std::to_string(L.axis_stride()));
+  }
+}
+
+}  // namespace detail
+
+// Solve every line of L with matrix source M, reading the right-hand side through `load` and
+// writing the solution through `store`.
+template <class T, class Matrix, class Load, class Store>
+void solve_lines(const LineSet& L, const Matrix& M, const Load& load, const Store& store,
+                 Algorithm alg = Algorithm::thomas) {
+  if (L.length() == 0 || L.count() == 0) return;
+  if (L.stride[0] != 1) throw Error("tridiagonal solver: the x stride must be 1 (x-fastest arrays)");
+  detail::check_matrix(L, M);
+  if (alg != Algorithm::thomas) detail::solve_gathered<T>(L, M, load, store, alg);
+  else if (L.axis == 0) detail::solve_x<T>(L, M, load, store);
+  else detail::solve_yz<T>(L, M, load, store);
+}
+
+// In place: d holds the right-hand sides on entry and the solutions on return.
+template <class T, class Matrix>
+void solve_lines(const LineSet& L, const Matrix& M, T* d, Algorithm alg = Algorithm::thomas) {
+  ArrayAccess<T> access{d};
+  solve_lines<T>(L, M, [&](index_t o, index_t k, T* out) { access.load(o, k, out); },
+                 [&](index_t o, index_t k, const T* in) { access.store(o, k, in); }, alg);
+}
+
+}  // namespace tridsim::tridiag

@@ -1,0 +1,138 @@
+#pragma once
+// Where the tridiagonal coefficients of a batch of lines come from. Row r of a line reads
+//   a_r x_{r-1} + b_r x_r + c_r x_{r+1} = d_r   (a_0 and c_{n-1} are ignored).
+// Three sources:
+//  - UniformMatrix: one matrix shared by every line (constant-coefficient stencils), factored
+//    once, so a solve streams only the right-hand side and the solution;
+//  - ArrayCoeffs: a, b, c stored as arrays with the same layout as the right-hand side;
+//  - DiffusionCoeffs: rows of I - w d/dx(kappa d/dx) generated on the fly from a kappa array.
+// Each non-uniform source fills coefficients for a run of memory-contiguous elements:
+//   load_line(offset, n, a, b, c)         rows 0..n-1 of the x-line starting at offset;
+//   load_row(offset, count, row, a, b, c) row `row` of `count` lines adjacent in x.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/aligned.hpp"
+#include "core/boundary.hpp"
+#include "core/errors.hpp"
+#include "core/types.hpp"
+
+namespace tridsim::tridiag {
+
+template <class T>
+class UniformMatrix {
+ public:
+  UniformMatrix() = default;
+  // Factor the n x n matrix (a, b, c) once: inverse pivots m and modified upper diagonal cp.
+  UniformMatrix(std::vector<T> a, const std::vector<T>& b, const std::vector<T>& c)
+      : a_(a.begin(), a.end()), m_(a.size()), cp_(a.size()) {
+    const index_t n = index_t(a.size());
+    if (b.size() != a.size() || c.size() != a.size())
+      throw Error("tridiagonal matrix: a, b and c must have the same length");
+    T prev_cp = 0;
+    for (index_t i = 0; i < n; ++i) {
+      const T ai = i > 0 ? a_[i] : T(0);
+      const T pivot = b[i] - ai * prev_cp;
+      if (pivot == T(0)) throw Error("tridiagonal matrix is singular (zero pivot in row " + std::to_string(i) + ")");
+      m_[i] = T(1) / pivot;
+      cp_[i] = i + 1 < n ? c[i] * m_[i] : T(0);
+      prev_cp = cp_[i];
+    }
+    if (n > 0) a_[0] = 0;
+  }
+  index_t size() const { return index_t(a_.size()); }
+  const T* a() const { return a_.data(); }
+  const T* m() const { return m_.data(); }
+  const T* cp() const { return cp_.data(); }
+
+ private:
+  AlignedVector<T> a_, m_, cp_;
+};
+
+template <class T>
+struct ArrayCoeffs {
+  const T* a;
+  const T* b;
+  const T* c;
+  void load_line(index_t off, index_t n, T* A, T* B, T* C) const {
+    std::memcpy(A, a + off, sizeof(T) * n);
+    std::memcpy(B, b + off, sizeof(T) * n);
+    std::memcpy(C, c + off, sizeof(T) * n);
+  }
+  void load_row(index_t off, index_t count, index_t, T* A, T* B, T* C) const { load_line(off, count, A, B, C); }
+};
+
+// How kappa at a face between two nodes is formed.
+enum class FaceMean { arithmetic, harmonic };
+
+template <class T, FaceMean Mean = FaceMean::arithmetic>
+struct DiffusionCoeffs {
+  const T* kappa;  // node values, same layout as the right-hand side
+  T w;             // theta * dt / h^2
+  index_t stride;  // element stride along the line axis
+  index_t n;       // line length
+  BoundaryKind lo, hi;
+
+  static T face(T k0, T k1) {
+    if constexpr (Mean == FaceMean::arithmetic) {
+      return T(0.5) * (k0 + k1);
+    } else {
+      const T s = k0 + k1;
+      return s > T(0) ? T(2) * k0 * k1 / s : T(0);
+    }
+  }
+  // Row r given the faces kl = kappa_{r-1/2}, kr = kappa_{r+1/2}.
+  void row(index_t r, T kl, T kr, T& A, T& B, T& C) const {
+    if (r == 0) {
+      A = 0;
+      if (lo == BoundaryKind::dirichlet) { B = 1; C = 0; }
+      else { B = 1 + 2 * w * kr; C = -2 * w * kr; }  // half cell, flux given
+    } else if (r == n - 1) {
+      C = 0;
+      if (hi == BoundaryKind::dirichlet) { A = 0; B = 1; }
+      else { A = -2 * w * kl; B = 1 + 2 * w * kl; }
+    } else {
+      A = -w * kl; C = -w * kr; B = 1 + w * (kl + kr);
+    }
+  }
+  void load_line(index_t off, index_t len, T* A, T* B, T* C) const {
+    const T* k = kappa + off;  // stride along an x-line is 1
+    if (len <= 0) return;
+    if (len == 1) { A[0] = 0; B[0] = 1; C[0] = 0; return; }
+#pragma omp simd
+    for (index_t r = 1; r < len - 1; ++r) {
+      const T kl = face(k[r - 1], k[r]), kr = face(k[r], k[r + 1]);
+      A[r] = -w * kl; C[r] = -w * kr; B[r] = 1 + w * (kl + kr);
+    }
+    row(0, 0, face(k[0], k[1]), A[0], B[0], C[0]);
+    row(len - 1, face(k[len - 2], k[len - 1]), 0, A[len - 1], B[len - 1], C[len - 1]);
+  }
+  void load_row(index_t off, index_t count, index_t r, T* A, T* B, T* C) const {
+    const T* k = kappa + off;
+    if (n == 1) {
+      for (index_t l = 0; l < count; ++l) { A[l] = 0; B[l] = 1; C[l] = 0; }
+      return;
+    }
+    const index_t sl = r > 0 ? -stride : 0, sr = r + 1 < n ? stride : 0;
+#pragma omp simd
+    for (index_t l = 0; l < count; ++l) {
+      const T kl = face(k[l + sl], k[l]), kr = face(k[l], k[l + sr]);
+      A[l] = -w * kl; C[l] = -w * kr; B[l] = 1 + w * (kl + kr);
+    }
+    if (r == 0 || r == n - 1)
+      for (index_t l = 0; l < count; ++l) row(r, face(k[l + sl], k[l]), face(k[l], k[l + sr]), A[l], B[l], C[l]);
+  }
+};
+
+// The constant-coefficient case of DiffusionCoeffs as one factored matrix.
+template <class T>
+UniformMatrix<T> uniform_diffusion_matrix(index_t n, T w_kappa, BoundaryKind lo, BoundaryKind hi) {
+  std::vector<T> a(n), b(n), c(n);
+  std::vector<T> ones(n, T(1));
+  DiffusionCoeffs<T> s{ones.data(), w_kappa, 1, n, lo, hi};
+  s.load_line(0, n, a.data(), b.data(), c.data());
+  return UniformMatrix<T>(std::move(a), b, c);
+}
+
+}  // namespace tridsim::tridiag

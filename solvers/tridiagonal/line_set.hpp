@@ -1,0 +1,29 @@
+#pragma once
+// The set of all lines along one axis of a 1-, 2- or 3-D x-fastest array.
+// Element (i,j,k) sits at offset i*stride[0] + j*stride[1] + k*stride[2]; stride[0] is 1
+// (x is contiguous) and stride[1] >= n[0], stride[2] >= n[1]*stride[1] allow padding.
+#include <array>
+
+#include "core/grid.hpp"
+#include "core/types.hpp"
+
+namespace tridsim::tridiag {
+
+struct LineSet {
+  std::array<index_t, 3> n{1, 1, 1};
+  std::array<index_t, 3> stride{1, 1, 1};
+  int axis = 0;
+
+  index_t length() const { return n[axis]; }
+  index_t count() const { return n[0] * n[1] * n[2] / n[axis]; }
+  index_t axis_stride() const { return stride[axis]; }
+
+  // Lines along `axis` of a dense array over `grid`.
+  static LineSet dense(const Grid& grid, int axis) { return LineSet{grid.n, grid.strides(), axis}; }
+};
+
+// Selectable line algorithms (the CPU batched solver uses Thomas for speed; PCR and CR are
+// alternatives with more parallelism per line and more work).
+enum class Algorithm { thomas, pcr, cr };
+
+}  // namespace tridsim::tridiag

@@ -1,0 +1,5 @@
+// mysim: the whole tridsim command line (run, check, info, bench) with the modules compiled
+// into this executable added to the built-in ones. decay_module.cpp registers "decay".
+#include "app/cli.hpp"
+
+int main(int argc, char** argv) { return tridsim::main(argc, argv); }
