@@ -13,8 +13,12 @@ namespace {
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';  // a quote inside a quoted field is doubled
+    q += c;
+  }
+  q += '"';
+  return q;
 }
 
 }  // namespace
@@ -25,7 +29,10 @@ CsvWriter::CsvWriter(std::filesystem::path path, std::vector<std::string> column
   file_ = std::fopen(tmp_.c_str(), "wb");
   if (!file_) throw Error("CSV output '" + path_.string() + "': cannot create '" + tmp_.string() + "': " + std::strerror(errno));
   std::string header;
-  for (const auto& c : columns) header += (header.empty() ? "" : ",") + csv_quote(c);
+  for (const auto& c : columns) {
+    if (!header.empty()) header += ',';
+    header += csv_quote(c);
+  }
   try {
     put(header + "\n");
   } catch (...) {
@@ -55,7 +62,10 @@ void CsvWriter::row(std::span<const double> values) {
     throw Error("CSV output '" + path_.string() + "': row has " + std::to_string(values.size()) + " values but the file has " +
                 std::to_string(columns_) + " columns");
   std::string line;
-  for (double v : values) line += (line.empty() ? "" : ",") + output_detail::format_double(v);
+  for (double v : values) {
+    if (!line.empty()) line += ',';
+    line += output_detail::format_double(v);
+  }
   put(line + "\n");
 }
 

@@ -13,7 +13,10 @@ namespace tridsim {
 
 std::filesystem::path temporary_path(const std::filesystem::path& target) {
   // Hidden name, so a directory listing or a glob for results does not pick it up.
-  return target.parent_path() / ("." + target.filename().string() + ".part");
+  std::string name = ".";  // built with += : g++ 12 warns falsely (-Wrestrict) on "." + string
+  name += target.filename().string();
+  name += ".part";
+  return target.parent_path() / name;
 }
 
 void rename_file(const std::filesystem::path& from, const std::filesystem::path& to) {

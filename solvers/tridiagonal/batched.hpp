@@ -1,8 +1,9 @@
 #pragma once
 // Batched CPU tridiagonal solver: all lines along one axis of an x-fastest array, in parallel
 // over lines with OpenMP and vectorized across lines.
-//  - Lines along x (contiguous): blocks of `lanes` lines are transposed in a per-thread
-//    buffer (local transposition), so the Thomas sweeps run with one SIMD lane per line.
+//  - Lines along x (contiguous): blocks of `lanes` lines are swept together; with general
+//    coefficients they are transposed in a per-thread buffer (local transposition) so each
+//    SIMD lane holds one line, with a shared (uniform) matrix they run as interleaved chains.
 //  - Lines along y or z: tiles of `tile` lines adjacent in x are swept together; every row of
 //    the tile is one contiguous run, so the loads are unit-stride and vectorize directly.
 // The right-hand side is read through `load(offset, count, out)` and the solution written
@@ -96,18 +97,47 @@ inline void substitute_row(index_t r, index_t width, const T* c, T* d) {
   for (index_t l = 0; l < width; ++l) dr[l] -= cr[l] * dr[l + width];
 }
 
+// Uniform matrix along x: no transposition needed. A block of V lines is loaded line by line
+// (contiguous runs) and swept with V independent recurrences interleaved per row, which
+// hides the latency of each line's dependent chain.
+template <class T, class Load, class Store>
+void solve_x_uniform(const LineSet& L, const UniformMatrix<T>& M, const Load& load, const Store& store) {
+  constexpr index_t V = lanes<T>;
+  const index_t n = L.n[0], nlines = L.count(), nblocks = (nlines + V - 1) / V;
+  const T *a = M.a(), *m = M.m(), *cp = M.cp();
+#pragma omp parallel
+  {
+    AlignedVector<T> d(n * V);
+#pragma omp for schedule(static)
+    for (index_t blk = 0; blk < nblocks; ++blk) {
+      const index_t q0 = blk * V, nl = std::min(V, nlines - q0);
+      auto base = [&](index_t q) { return (q % L.n[1]) * L.stride[1] + (q / L.n[1]) * L.stride[2]; };
+      for (index_t l = 0; l < nl; ++l) load(base(q0 + l), n, d.data() + l * n);
+      for (index_t l = nl; l < V; ++l) std::fill(d.data() + l * n, d.data() + (l + 1) * n, T(0));
+      T prev[V];
+      for (index_t l = 0; l < V; ++l) prev[l] = d[l * n] *= m[0];
+      for (index_t i = 1; i < n; ++i) {
+        const T ai = a[i], mi = m[i];
+        for (index_t l = 0; l < V; ++l) prev[l] = d[l * n + i] = (d[l * n + i] - ai * prev[l]) * mi;
+      }
+      for (index_t i = n - 2; i >= 0; --i) {
+        const T ci = cp[i];
+        for (index_t l = 0; l < V; ++l) prev[l] = d[l * n + i] -= ci * prev[l];
+      }
+      for (index_t l = 0; l < nl; ++l) store(base(q0 + l), n, d.data() + l * n);
+    }
+  }
+}
+
+// General coefficients along x: blocks of V lines are transposed in a per-thread buffer
+// (local transposition) so the sweeps run with one SIMD lane per line.
 template <class T, class Matrix, class Load, class Store>
 void solve_x(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
   constexpr index_t V = lanes<T>;
   const index_t n = L.n[0], nlines = L.count(), nblocks = (nlines + V - 1) / V;
 #pragma omp parallel
   {
-    AlignedVector<T> d(n * V), run(n);
-    AlignedVector<T> a, b, c, ra, rb, rc;
-    if constexpr (!is_uniform_v<Matrix>) {
-      a.resize(n * V); b.resize(n * V); c.resize(n * V);
-      ra.resize(n); rb.resize(n); rc.resize(n);
-    }
+    AlignedVector<T> d(n * V), run(n), a(n * V), b(n * V), c(n * V), ra(n), rb(n), rc(n);
 #pragma omp for schedule(static)
     for (index_t blk = 0; blk < nblocks; ++blk) {
       const index_t q0 = blk * V, nl = std::min(V, nlines - q0);
@@ -115,25 +145,17 @@ void solve_x(const LineSet& L, const Matrix& M, const Load& load, const Store& s
       for (index_t l = 0; l < V; ++l) {  // gather and transpose; idle lanes solve I x = 0
         if (l < nl) {
           load(base(q0 + l), n, run.data());
-          for (index_t i = 0; i < n; ++i) d[i * V + l] = run[i];
+          M.load_line(base(q0 + l), n, ra.data(), rb.data(), rc.data());
         } else {
-          for (index_t i = 0; i < n; ++i) d[i * V + l] = 0;
+          std::fill(run.begin(), run.end(), T(0));
+          std::fill(ra.begin(), ra.end(), T(0)); std::fill(rb.begin(), rb.end(), T(1)); std::fill(rc.begin(), rc.end(), T(0));
         }
-        if constexpr (!is_uniform_v<Matrix>) {
-          if (l < nl) {
-            M.load_line(base(q0 + l), n, ra.data(), rb.data(), rc.data());
-          } else {
-            std::fill(ra.begin(), ra.end(), T(0)); std::fill(rb.begin(), rb.end(), T(1)); std::fill(rc.begin(), rc.end(), T(0));
-          }
-          for (index_t i = 0; i < n; ++i) { a[i * V + l] = ra[i]; b[i * V + l] = rb[i]; c[i * V + l] = rc[i]; }
+        for (index_t i = 0; i < n; ++i) {
+          d[i * V + l] = run[i]; a[i * V + l] = ra[i]; b[i * V + l] = rb[i]; c[i * V + l] = rc[i];
         }
       }
-      if constexpr (is_uniform_v<Matrix>) {
-        sweep_uniform(M, n, V, d.data());
-      } else {
-        for (index_t r = 0; r < n; ++r) eliminate_row(r, V, a.data() + r * V, b.data() + r * V, c.data(), d.data());
-        for (index_t r = n - 2; r >= 0; --r) substitute_row(r, V, c.data(), d.data());
-      }
+      for (index_t r = 0; r < n; ++r) eliminate_row(r, V, a.data() + r * V, b.data() + r * V, c.data(), d.data());
+      for (index_t r = n - 2; r >= 0; --r) substitute_row(r, V, c.data(), d.data());
       for (index_t l = 0; l < nl; ++l) {
         for (index_t i = 0; i < n; ++i) run[i] = d[i * V + l];
         store(base(q0 + l), n, run.data());
@@ -240,7 +262,10 @@ void solve_lines(const LineSet& L, const Matrix& M, const Load& load, const Stor
   if (L.stride[0] != 1) throw Error("tridiagonal solver: the x stride must be 1 (x-fastest arrays)");
   detail::check_matrix(L, M);
   if (alg != Algorithm::thomas) detail::solve_gathered<T>(L, M, load, store, alg);
-  else if (L.axis == 0) detail::solve_x<T>(L, M, load, store);
+  else if (L.axis == 0) {
+    if constexpr (is_uniform_v<Matrix>) detail::solve_x_uniform<T>(L, M, load, store);
+    else detail::solve_x<T>(L, M, load, store);
+  }
   else detail::solve_yz<T>(L, M, load, store);
 }
 

@@ -18,7 +18,7 @@ echo "== 0. docs/extending.md quotes these files verbatim"
 "$python" - "$here/../../docs/extending.md" "$here/../.." <<'PY'
 import pathlib, re, sys
 doc, root = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-blocks = re.findall(r"<!-- from (\S+) -->\n```[a-z]*\n(.*?)```", doc.read_text(), re.S)
+blocks = re.findall(r"\*From \[`([^`]+)`\]\([^)]*\):\*\n```[a-z]*\n(.*?)```", doc.read_text(), re.S)
 assert blocks, f"{doc}: no quoted blocks found"
 for path, text in blocks:
     assert text in (root / path).read_text(), f"{doc}: a block quoted from {path} no longer matches that file"

@@ -299,6 +299,9 @@ TEST_CASE("HDF5/XDMF writer rejects bad calls with clear errors") {
   // A directory that cannot be created (a file is in the way).
   write_file_atomically(dir.path / "plain", "x");
   CHECK_THROWS_WITH_AS(make_hdf5_xdmf_writer(dir.path / "plain" / "sub", "s", g), doctest::Contains("plain"), Error);
+  // An HDF5 failure (here: a directory where the temporary file should go) names the file.
+  fs::create_directory(dir.path / ".blocked.h5.part");
+  CHECK_THROWS_WITH_AS(make_hdf5_xdmf_writer(dir.path, "blocked", g), doctest::Contains("blocked.h5"), Error);
 }
 
 TEST_CASE("writers destroyed without close() leave nothing behind") {

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End-to-end checks of the tridsim program: a run leaves readable results; bad decks give one
+# clear error (file:line, key, what is expected) and a non-zero exit, and leave no result.
+# Usage: cli_test.sh TRIDSIM SOURCE_DIR WORK_DIR [PYTHON_WITH_H5PY]
+set -u
+tridsim=$1 src=$2 work=$3 py=${4:-}
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# 1. A good run, with overrides: every output exists and reads back.
+if "$tridsim" run "$src/inputs/heat2d.yaml" --set grid.n=[33,33] --set time.end=0.25 --set heat.scheme=douglas \
+     -o good > run.log 2>&1; then
+  for f in heat2d.h5 heat2d.xmf heat2d_diagnostics.csv summary.json; do [ -s good/$f ] || fail "missing good/$f"; done
+  grep -q '"error"' good/summary.json || fail "summary.json has no error norms"
+  grep -q 'progress: 100%' run.log || fail "no progress lines on a non-terminal stdout"
+  if [ -n "$py" ]; then "$py" "$src/tests/outputs/check_outputs.py" good || fail "check_outputs.py rejected good/"; fi
+  if "$tridsim" info | grep -q "VTK on"; then [ -s good/heat2d.pvd ] || fail "missing good/heat2d.pvd"; fi
+else
+  cat run.log; fail "heat2d run failed"
+fi
+
+# 2. Bad decks: one error naming file:line and key, exit code 1, nothing written.
+expect_error() {  # name, expected message part, deck text
+  local name=$1 pattern=$2
+  printf '%s\n' "$3" > "$name.yaml"
+  "$tridsim" run "$name.yaml" -o "out-$name" > "$name.log" 2>&1
+  local rc=$?
+  [ $rc -eq 1 ] || fail "$name: exit code $rc, expected 1"
+  grep -q -- "$pattern" "$name.log" || { fail "$name: message lacks '$pattern'"; cat "$name.log"; }
+  [ "$(grep -c '^error:' "$name.log")" -eq 1 ] || fail "$name: not exactly one error line"
+  [ ! -e "out-$name" ] || fail "$name: left an output folder"
+}
+base='module: heat
+grid: {n: [9, 9]}
+time: {end: 0.1, dt: 0.01}
+heat:
+  diffusivity: 1
+  initial: "sin(pi*x)"
+  boundary: {all: {type: dirichlet, value: "0"}}'
+expect_error misspelled "misspelled.yaml:6: heat.sheme: unknown key; did you mean 'scheme'" \
+  "$(echo "$base" | sed 's/^  diffusivity: 1/  diffusivity: 1\n  sheme: douglas/')"
+expect_error wrongtype "time.dt: expected a number, got 'fast'" "$(echo "$base" | sed 's/dt: 0.01/dt: fast/')"
+expect_error missing "heat.initial: missing required key" "$(echo "$base" | sed '/initial/d')"
+expect_error badexpr "heat.initial: cannot parse expression" "$(echo "$base" | sed 's/sin(pi\*x)/sin(pi*x/')"
+expect_error negative "heat.diffusivity: must be positive, got -1" "$(echo "$base" | sed 's/diffusivity: 1/diffusivity: -1/')"
+expect_error zeropoints "grid.n: every axis needs at least 2 points" "$(echo "$base" | sed 's/n: \[9, 9\]/n: [0, 9]/')"
+expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
+
+# 3. check validates without running or writing.
+printf '%s\n' "$base" > ok.yaml
+"$tridsim" check ok.yaml > check.log 2>&1 || fail "check rejected a good deck"
+[ ! -e output ] || fail "check wrote output"
+
+echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"
+[ $failures -eq 0 ]

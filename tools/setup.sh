@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install tridsim's dependencies (Debian 12 / Ubuntu 24.04 packages) and build it in ./build.
+# Usage: tools/setup.sh [extra cmake options]      (runs apt-get through sudo when not root)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends \
+  build-essential cmake ninja-build pkg-config \
+  libyaml-cpp-dev libhdf5-dev libmuparser-dev libspdlog-dev libfmt-dev libcli11-dev \
+  doctest-dev libbenchmark-dev nlohmann-json3-dev libvtk9-dev \
+  python3 python3-h5py python3-numpy
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build build -j"$(nproc)"
