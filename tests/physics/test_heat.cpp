@@ -117,7 +117,7 @@ TEST_CASE("3D Douglas: constant and variable diffusivity, mixed faces, order 2")
   Problem c{"3D douglas dirichlet", 3, "douglas", "1", f3, u3, all_dirichlet(3, u3)};
   check_order(c, {8, 16, 32}, 0.25, 1.0);
   // Neumann on two opposite faces. Where two Neumann faces with time-dependent data meet at an
-  // edge, the splitting error is larger there (measured order 1.7; see docs/heat.md).
+  // edge, the splitting error is larger there (measured order 1.7; see the README, Heat module).
   Problem v{"3D douglas variable mixed", 3, "douglas", k3v, f3v, u3,
             {face_yaml("x-", "dirichlet", u3), face_yaml("x+", "dirichlet", u3),
              face_yaml("y-", "neumann", "-(t*z - exp(-t)*sin(y)*sin(x + 1)*cos(z))"),
