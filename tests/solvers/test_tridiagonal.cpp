@@ -180,7 +180,8 @@ struct Shape {
 };
 
 // Lines of length len along each axis of 1-, 2- and 3-D arrays; the other extents are small and
-// awkward (17 lines > 16 SIMD lanes; 67 > the 64-wide y/z tile; extents of 1).
+// awkward (17 lines > 16 SIMD lanes; 67 x-columns span several y/z tiles and end in a partial
+// one for tile widths up to 64; extents of 1).
 std::vector<Shape> shapes(index_t len) {
   return {
       {{len, 1, 1}, 0},                                    // 1-D
