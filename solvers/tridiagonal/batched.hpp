@@ -22,7 +22,7 @@
 namespace tridsim::tridiag {
 
 template <class T>
-inline constexpr index_t lanes = 64 / sizeof(T);  // lines per transposed block (one cache line)
+inline constexpr index_t lanes = 64 / sizeof(T);  // lines per x-block: one cache line of lanes
 inline constexpr index_t tile = 32;               // lines per y/z tile (rows of 256 B in double)
 
 template <class T>
