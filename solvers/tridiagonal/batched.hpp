@@ -23,7 +23,8 @@ namespace tridsim::tridiag {
 
 template <class T>
 inline constexpr index_t lanes = 64 / sizeof(T);  // lines per x-block: one cache line of lanes
-inline constexpr index_t tile = 32;               // lines per y/z tile (rows of 256 B in double)
+template <class T>
+inline constexpr index_t tile = 256 / sizeof(T);  // lines per y/z tile: rows of 256 B
 
 template <class T>
 struct ArrayAccess {
@@ -170,14 +171,14 @@ template <class T, class Matrix, class Load, class Store>
 void solve_yz(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
   const int axis = L.axis, other = axis == 1 ? 2 : 1;
   const index_t n = L.n[axis], s = L.stride[axis], nx = L.n[0];
-  const index_t chunks = (nx + tile - 1) / tile, items = chunks * L.n[other];
+  const index_t chunks = (nx + tile<T> - 1) / tile<T>, items = chunks * L.n[other];
 #pragma omp parallel
   {
-    AlignedVector<T> d(n * tile), c, a, b;
-    if constexpr (!is_uniform_v<Matrix>) { c.resize(n * tile); a.resize(tile); b.resize(tile); }
+    AlignedVector<T> d(n * tile<T>), c, a, b;
+    if constexpr (!is_uniform_v<Matrix>) { c.resize(n * tile<T>); a.resize(tile<T>); b.resize(tile<T>); }
 #pragma omp for schedule(static)
     for (index_t item = 0; item < items; ++item) {
-      const index_t i0 = (item % chunks) * tile, w = std::min(tile, nx - i0);
+      const index_t i0 = (item % chunks) * tile<T>, w = std::min(tile<T>, nx - i0);
       const index_t base = i0 + (item / chunks) * L.stride[other];
       if constexpr (is_uniform_v<Matrix>) {
         for (index_t r = 0; r < n; ++r) load(base + r * s, w, d.data() + r * w);
