@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "app/device_info.hpp"
+#include "core/device.hpp"
 #include "app/simulation.hpp"
 #include "core/module.hpp"
 #include "outputs/writer.hpp"

@@ -9,6 +9,7 @@
 
 #include "app/progress.hpp"
 #include "core/deck.hpp"
+#include "core/device.hpp"
 #include "core/module.hpp"
 #include "outputs/csv_writer.hpp"
 #include "outputs/files.hpp"
@@ -65,15 +66,19 @@ TimeSettings read_time(const DeckNode& t) {
   return s;
 }
 
+// cpu, cuda (fields on the GPU for the whole run) or auto (the GPU when one is present).
 std::string pick_backend(const DeckNode& root, const RunOptions& opt) {
   const std::string b = opt.backend.value_or(root.get_or<std::string>("backend", "cpu"));
-  if (b == "cpu" || b == "auto") return "cpu";
-  if (b == "cuda") {
-    if (!opt.backend) root.fail("backend", "this build has no CUDA backend yet; use cpu or auto");
-    throw Error("--backend cuda: this build has no CUDA backend yet; use cpu or auto");
-  }
-  if (!opt.backend) root.fail("backend", "expected cpu, cuda or auto, got '" + b + "'");
-  throw Error("--backend: expected cpu, cuda or auto, got '" + b + "'");
+  auto fail = [&](const std::string& what) {
+    if (!opt.backend) root.fail("backend", what);
+    throw Error("--backend " + b + ": " + what);
+  };
+  if (b == "cpu") return b;
+  if (b == "auto") return cuda_device_count() > 0 ? "cuda" : "cpu";
+  if (b != "cuda") fail("expected cpu, cuda or auto");
+  if (!TRIDSIM_HAVE_CUDA) fail("this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON); use cpu or auto");
+  if (cuda_device_count() == 0) fail("no CUDA device is present; use cpu or auto");
+  return b;
 }
 
 Precision pick_precision(const DeckNode& root, const RunOptions& opt) {

@@ -1,18 +1,20 @@
 // One Douglas ADI step of the 3D heat benchmark of Laszlo, Giles & Appleyard (2014): unit
 // cube, n^3 nodes, dt/h^2 = 1, u = 1 on the boundary, 0 inside (inputs/adi-benchmark.yaml).
 // Bytes counted: the minimal traffic of the fused scheme, 7 passes over the field (read u,
-// write du; read and write du; read du, read and write u).
+// write du; read and write du; read du, read and write u). Runs on the CPU and, when a CUDA
+// device is present, on the GPU (each step ends with a device synchronization).
 #include <benchmark/benchmark.h>
 
 #include <string>
 
 #include "core/deck.hpp"
+#include "core/device.hpp"
 #include "physics/heat/heat.hpp"
 
 namespace {
 
 template <class T>
-void BM_DouglasStep(benchmark::State& state) {
+void douglas_step(benchmark::State& state, const char* backend) {
   const long n = state.range(0);
   const std::string text = "heat:\n  scheme: douglas\n  diffusivity: 1\n  initial: \"0\"\n"
                            "  boundary: {all: {type: dirichlet, value: \"1\"}}\n";
@@ -21,7 +23,10 @@ void BM_DouglasStep(benchmark::State& state) {
   g.dim = 3;
   g.n = {n, n, n};
   tridsim::HeatModule<T> heat;
-  heat.setup(g, deck.root().child("heat"), tridsim::SetupContext{tridsim::precision_of<T>()}, 0.0);
+  tridsim::SetupContext ctx;
+  ctx.precision = tridsim::precision_of<T>();
+  ctx.backend = backend;
+  heat.setup(g, deck.root().child("heat"), ctx, 0.0);
   const double h = 1.0 / double(n - 1), dt = h * h;
   double t = 0;
   for (auto _ : state) {
@@ -33,9 +38,19 @@ void BM_DouglasStep(benchmark::State& state) {
   state.counters["bytes/s"] = benchmark::Counter(7.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-BENCHMARK(BM_DouglasStep<double>)->Name("adi_douglas_step/double")->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_DouglasStep<float>)->Name("adi_douglas_step/float")->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
-
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  const bool gpu = tridsim::cuda_device_count() > 0;
+  for (const char* backend : {"cpu", "cuda"}) {
+    if (std::string(backend) == "cuda" && !gpu) continue;
+    const std::string prefix = std::string("adi_douglas_step/") + backend;
+    benchmark::RegisterBenchmark((prefix + "/double").c_str(), douglas_step<double>, backend)
+        ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark((prefix + "/float").c_str(), douglas_step<float>, backend)
+        ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

@@ -32,7 +32,7 @@ if(NOT TRIDSIM_VTK STREQUAL "OFF")
   endif()
 endif()
 
-# CUDA: the switch and plumbing; kernels arrive with the GPU backend.
+# CUDA backend (kernels for sm_90 unless CMAKE_CUDA_ARCHITECTURES says otherwise).
 set(TRIDSIM_HAVE_CUDA 0)
 if(NOT TRIDSIM_CUDA STREQUAL "OFF")
   include(CheckLanguage)
@@ -42,6 +42,8 @@ if(NOT TRIDSIM_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 90)
     endif()
     enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)  # cmake 3.25 knows no CUDA20 for nvcc; .cu files stay C++17
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
     set(TRIDSIM_HAVE_CUDA 1)
   elseif(TRIDSIM_CUDA STREQUAL "ON")

@@ -4,7 +4,12 @@
 #include <cmath>
 #include <limits>
 
+#include "core/device.hpp"
 #include "solvers/tridiagonal/batched.hpp"
+#include "tridsim_build_info.hpp"
+#if TRIDSIM_HAVE_CUDA
+#include "physics/heat/heat_gpu.hpp"
+#endif
 
 namespace tridsim {
 
@@ -18,6 +23,11 @@ int face_id(int axis, int side) { return 2 * axis + side; }
 }  // namespace
 
 // ---- setup ---------------------------------------------------------------------------------
+
+template <class T>
+HeatModule<T>::HeatModule() = default;
+template <class T>
+HeatModule<T>::~HeatModule() = default;
 
 template <class T>
 void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
@@ -80,6 +90,27 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     else if (scheme_ == Scheme::peaceman_rachford) f.evaluate(grid, t0, data.data());  // PR stages carry values
     flux_.push_back(std::move(flux));
     face_data_.push_back(std::move(data));
+  }
+
+  // 4. The cuda backend: fields move to the device for the whole run.
+  if (ctx.backend == "cuda") {
+    if (algorithm_ != tridiag::Algorithm::thomas)
+      s.fail("solver", "the cuda backend solves lines with thomas; pcr and cr are CPU alternatives");
+#if TRIDSIM_HAVE_CUDA
+    typename HeatGpu<T>::Config c;
+    c.grid = grid;
+    c.kappa0 = kappa0_;
+    c.kappa = variable_kappa_ ? kappa_.data() : nullptr;
+    c.has_source = has_source_;
+    for (int a = 0; a < grid.dim; ++a)
+      for (int side = 0; side < 2; ++side) c.dirichlet[a][side] = bc_.dirichlet(a, side);
+    gpu_ = std::make_unique<HeatGpu<T>>(c);
+    gpu_->upload_u(u_.data());
+    if (has_source_) gpu_->upload_source(f_.data());
+    gpu_->upload_faces(flux_, face_data_);
+#else
+    throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
+#endif
   }
 }
 
@@ -204,7 +235,8 @@ void HeatModule<T>::apply_face_operator(std::size_t fi, int along, double dt, T*
 // operators applied to the boundary increment), so time-dependent values keep second order.
 template <class T>
 void HeatModule<T>::prepare_step(double t, double dt) {
-  if (dt != matrix_dt_ && !variable_kappa_)
+  matrices_changed_ = dt != matrix_dt_ && !variable_kappa_;
+  if (matrices_changed_)
     for (int a = 0; a < g_.dim; ++a)
       uniform_[a] = tridiag::uniform_diffusion_matrix<T>(g_.n[a], T(0.5 * dt * kappa0_ / (g_.h(a) * g_.h(a))),
                                                           bc_.kind(a, 0), bc_.kind(a, 1));
@@ -267,9 +299,37 @@ void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& st
 template <class T>
 void HeatModule<T>::step(double t, double dt) {
   prepare_step(t, dt);
+  if (gpu_) return step_gpu(t, dt);
   if (scheme_ == Scheme::peaceman_rachford) step_peaceman_rachford(t, dt);
   else step_douglas(t, dt);
   if (bc_.dirichlet_moves()) bc_.impose_dirichlet(t + dt, u_.data());
+}
+
+// The same step on the device: the host prepares the (small) boundary data, the device sweeps.
+template <class T>
+void HeatModule<T>::step_gpu(double t, double dt) {
+#if TRIDSIM_HAVE_CUDA
+  if (matrices_changed_)
+    for (int a = 0; a < g_.dim; ++a) gpu_->upload_matrix(a, uniform_[a].a(), uniform_[a].m(), uniform_[a].cp());
+  if (source_moves_) gpu_->upload_source(f_.data());
+  bool faces_move = false;
+  for (const auto& f : bc_.faces()) faces_move |= f.value.uses_time();
+  if (faces_move) gpu_->upload_faces(flux_, face_data_);
+  if (scheme_ == Scheme::peaceman_rachford) gpu_->step_peaceman_rachford(dt);
+  else gpu_->step_douglas(dt);
+  if (!bc_.dirichlet_moves()) return;
+  std::vector<T> values;
+  for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
+    const Face& f = bc_.faces()[fi];
+    if (f.kind != BoundaryKind::dirichlet) continue;
+    values.resize(f.size());
+    f.evaluate(g_, t + dt, values.data());
+    gpu_->set_face_values(int(fi), values.data());
+  }
+#else
+  (void)t;
+  (void)dt;
+#endif
 }
 
 // Douglas in delta form (Crank-Nicolson in 1D):
@@ -369,6 +429,7 @@ void HeatModule<T>::step_peaceman_rachford(double, double dt) {
 
 template <class T>
 std::vector<FieldRef> HeatModule<T>::fields() {
+  solution();  // brings u from the device
   std::vector<FieldRef> out{{"u", precision_of<T>(), u_.data()}};
   if (variable_kappa_) out.push_back({"kappa", precision_of<T>(), kappa_.data()});
   return out;
@@ -379,12 +440,22 @@ std::vector<Diagnostic> HeatModule<T>::diagnostics(double) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
   const index_t n = index_t(u_.size());
   const T* u = u_.data();
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) {
+    const auto r = gpu_->reduce_u();
+    lo = r[0];
+    hi = r[1];
+    sum = r[2];
+  }
+#endif
+  if (!gpu_) {
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : sum)
-  for (index_t i = 0; i < n; ++i) {
-    const double x = double(u[i]);
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-    sum += x;
+    for (index_t i = 0; i < n; ++i) {
+      const double x = double(u[i]);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      sum += x;
+    }
   }
   if (std::isnan(sum)) lo = hi = sum;  // min/max skip NaN; make it visible
   return {{"u_min", lo}, {"u_max", hi}, {"u_mean", sum / double(n)}};
@@ -393,6 +464,7 @@ std::vector<Diagnostic> HeatModule<T>::diagnostics(double) {
 template <class T>
 std::optional<ErrorNorms> HeatModule<T>::error_norms(double t) {
   if (!exact_) return std::nullopt;
+  solution();
   AlignedVector<double> e(g_.size());
   exact_->fill(g_, t, e.data());
   double sq = 0, mx = 0;
@@ -404,6 +476,14 @@ std::optional<ErrorNorms> HeatModule<T>::error_norms(double t) {
     mx = std::max(mx, d);
   }
   return ErrorNorms{"u", std::sqrt(sq / double(n)), mx};
+}
+
+template <class T>
+const AlignedVector<T>& HeatModule<T>::solution() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->download_u(u_.data());
+#endif
+  return u_;
 }
 
 template class HeatModule<float>;

@@ -6,6 +6,7 @@
 // inside the solver's load and whose result is applied inside its store, so a Douglas step
 // in 3D makes three sweeps over memory and no separate explicit or update pass.
 #include <array>
+#include <memory>
 #include <optional>
 
 #include "core/aligned.hpp"
@@ -17,8 +18,13 @@
 namespace tridsim {
 
 template <class T>
+class HeatGpu;
+
+template <class T>
 class HeatModule final : public Module {
  public:
+  HeatModule();
+  ~HeatModule() override;
   void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) override;
   void step(double t, double dt) override;
   std::vector<FieldRef> fields() override;
@@ -27,7 +33,8 @@ class HeatModule final : public Module {
 
   enum class Scheme { crank_nicolson, peaceman_rachford, douglas };
   Scheme scheme() const { return scheme_; }
-  const AlignedVector<T>& solution() const { return u_; }
+  // The current u on the host (copied from the device with the cuda backend).
+  const AlignedVector<T>& solution();
 
  private:
   struct Run;  // a run of x-adjacent nodes: first node (i0, j, k), width w
@@ -43,6 +50,7 @@ class HeatModule final : public Module {
   void add_source(const Run& r, T scale, T* out) const;
   void apply_face_operator(std::size_t face, int along, double dt, T* v) const;
   void set_face_rows(int axis, T* field) const;
+  void step_gpu(double t, double dt);
 
   Grid g_;
   Scheme scheme_ = Scheme::douglas;
@@ -57,7 +65,9 @@ class HeatModule final : public Module {
   // Dirichlet values the face's own implicit stage must produce.
   std::vector<AlignedVector<T>> flux_, face_data_;
   double matrix_dt_ = -1;
+  bool matrices_changed_ = false;
   std::array<tridiag::UniformMatrix<T>, 3> uniform_;
+  std::unique_ptr<HeatGpu<T>> gpu_;  // set when the backend is cuda: fields live on the device
 };
 
 }  // namespace tridsim

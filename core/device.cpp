@@ -1,4 +1,4 @@
-#include "app/device_info.hpp"
+#include "core/device.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +8,15 @@
 #endif
 
 namespace tridsim {
+
+int cuda_device_count() {
+#if TRIDSIM_HAVE_CUDA
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+#else
+  return 0;
+#endif
+}
 
 std::string cuda_device_summary() {
 #if TRIDSIM_HAVE_CUDA

@@ -1,0 +1,470 @@
+// CUDA implementation of the heat module's ADI steps (see heat.cpp for the schemes). Same
+// discretization, boundary treatment and fusion as the CPU path:
+//  - lines along x: a block stages a tile of lines in shared memory (coalesced loads and
+//    stores, one thread per line for the recurrence: local transposition);
+//  - lines along y or z: one thread per line, threads of a warp on x-adjacent lines, so every
+//    row access is coalesced; the forward sweep keeps d' in a device scratch array.
+// The explicit right-hand side is formed while loading the x-sweep and the update applied while
+// storing the last sweep, as on the CPU.
+#include "physics/heat/heat_gpu.hpp"
+
+#include <cuda_runtime.h>
+#include <thrust/device_ptr.h>
+#include <thrust/extrema.h>
+#include <thrust/reduce.h>
+
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace tridsim {
+
+namespace {
+
+void check(cudaError_t e, const char* what, const char* file, int line) {
+  if (e != cudaSuccess)
+    throw Error(std::string("CUDA error in ") + what + " at " + file + ":" + std::to_string(line) + ": " +
+                cudaGetErrorString(e));
+}
+#define TRIDSIM_CUDA(call) check((call), #call, __FILE__, __LINE__)
+#define TRIDSIM_CUDA_LAUNCH() check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+
+template <class T>
+struct DeviceArray {
+  T* p = nullptr;
+  index_t n = 0;
+  void allocate(index_t count) {
+    release();
+    if (count > 0) TRIDSIM_CUDA(cudaMalloc(&p, sizeof(T) * count));
+    n = count;
+  }
+  void upload(const T* host, index_t count) {
+    if (count != n) allocate(count);
+    if (count > 0) TRIDSIM_CUDA(cudaMemcpy(p, host, sizeof(T) * count, cudaMemcpyHostToDevice));
+  }
+  void release() {
+    if (p) cudaFree(p);
+    p = nullptr;
+    n = 0;
+  }
+  ~DeviceArray() { release(); }
+};
+
+// Everything a kernel needs to know about the grid, coefficients and boundary data.
+template <class T>
+struct View {
+  int dim;
+  index_t n[3], sy, sz;  // sizes; strides of y and z (x-fastest, dense)
+  T ih2[3], ih[3];       // 1/h^2, 1/h
+  T kappa0;
+  const T* kappa;  // null: constant kappa0
+  const T* f;      // null: no source
+  int dir[3][2];   // Dirichlet face?
+  const T* flux[3][2];
+  const T* stage[3][2];
+  const T* a[3];  // factored uniform matrices (constant kappa)
+  const T* m[3];
+  const T* cp[3];
+  T w[3];  // dt/2 / h^2 of the current step
+
+  __device__ T kap(index_t o) const { return kappa ? kappa[o] : kappa0; }
+  __device__ index_t face_index(int axis, index_t i, index_t j, index_t k) const {
+    return axis == 0 ? j + n[1] * k : axis == 1 ? i + n[0] * k : i + n[0] * j;
+  }
+  // Is the line through (j, k) on a Dirichlet face of y or z other than `skip`?
+  __device__ bool on_dirichlet_line(index_t j, index_t k, int skip) const {
+    if (dim > 1 && skip != 1 && ((j == 0 && dir[1][0]) || (j == n[1] - 1 && dir[1][1]))) return true;
+    if (dim > 2 && skip != 2 && ((k == 0 && dir[2][0]) || (k == n[2] - 1 && dir[2][1]))) return true;
+    return false;
+  }
+  __device__ index_t stride(int axis) const { return axis == 0 ? 1 : axis == 1 ? sy : sz; }
+  // (A_axis src) at node o (position pos along axis); 0 on a Dirichlet face of that axis.
+  __device__ T op(int axis, const T* src, index_t o, index_t pos) const {
+    const index_t s = stride(axis), nn = n[axis];
+    index_t sm = -s, sp = s;
+    if (pos == 0) {
+      if (dir[axis][0]) return T(0);
+      sm = s;
+    }
+    if (pos == nn - 1) {
+      if (dir[axis][1]) return T(0);
+      sp = -s;
+    }
+    T val;
+    if (kappa) {
+      const T kp = T(0.5) * (kappa[o] + kappa[o + sp]), km = T(0.5) * (kappa[o] + kappa[o + sm]);
+      val = kp * (src[o + sp] - src[o]) - km * (src[o] - src[o + sm]);
+    } else {
+      val = kappa0 * (src[o + sm] - T(2) * src[o] + src[o + sp]);
+    }
+    return val * ih2[axis];
+  }
+  // 2 kappa g / h at a Neumann-face node of `axis`.
+  __device__ T flux_term(int axis, index_t o, index_t i, index_t j, index_t k) const {
+    const index_t pos = axis == 0 ? i : axis == 1 ? j : k;
+    const int side = pos == 0 ? 0 : pos == n[axis] - 1 ? 1 : -1;
+    if (side < 0 || dir[axis][side]) return T(0);
+    return T(2) * kap(o) * flux[axis][side][face_index(axis, i, j, k)] * ih[axis];
+  }
+  __device__ T all_fluxes(index_t o, index_t i, index_t j, index_t k) const {
+    T sum = f ? f[o] : T(0);
+    for (int a = 0; a < dim; ++a) sum += flux_term(a, o, i, j, k);
+    return sum;
+  }
+  // Row r of (I - w A) along `axis` for the line through node o (variable kappa).
+  __device__ void row(int axis, index_t o, index_t r, T& A, T& B, T& C) const {
+    const index_t s = stride(axis), nn = n[axis];
+    const T kl = r > 0 ? T(0.5) * (kappa[o] + kappa[o - s]) : T(0);
+    const T kr = r < nn - 1 ? T(0.5) * (kappa[o] + kappa[o + s]) : T(0);
+    const T ww = w[axis];
+    if (r == 0) {
+      A = 0;
+      if (dir[axis][0]) { B = 1; C = 0; } else { B = 1 + 2 * ww * kr; C = -2 * ww * kr; }
+    } else if (r == nn - 1) {
+      C = 0;
+      if (dir[axis][1]) { A = 0; B = 1; } else { A = -2 * ww * kl; B = 1 + 2 * ww * kl; }
+    } else {
+      A = -ww * kl; C = -ww * kr; B = 1 + ww * (kl + kr);
+    }
+  }
+};
+
+// ---- right-hand sides (loads) and updates (stores) ------------------------------------------
+
+template <class T>
+struct DouglasRhs {  // dt (A u + b) with Dirichlet stage values on x faces
+  const T* u;
+  T dt;
+  __device__ T operator()(const View<T>& v, index_t o, index_t i, index_t j, index_t k) const {
+    if (v.on_dirichlet_line(j, k, 0)) return T(0);
+    for (int side = 0; side < 2; ++side)
+      if (v.dir[0][side] && i == (side ? v.n[0] - 1 : 0)) return v.stage[0][side][j + v.n[1] * k];
+    T sum = v.all_fluxes(o, i, j, k);
+    sum += v.op(0, u, o, i);
+    if (v.dim > 1) sum += v.op(1, u, o, j);
+    if (v.dim > 2) sum += v.op(2, u, o, k);
+    return dt * sum;
+  }
+};
+template <class T>
+struct LoadArray {
+  const T* p;
+  __device__ T operator()(const View<T>&, index_t o, index_t, index_t, index_t) const { return p[o]; }
+};
+template <class T>
+struct StoreArray {
+  T* p;
+  __device__ void operator()(const View<T>&, index_t o, index_t, index_t, index_t, T x) const { p[o] = x; }
+};
+template <class T>
+struct AddToU {  // last Douglas stage: u += du, except on Dirichlet faces of other axes
+  T* u;
+  int last;
+  __device__ void operator()(const View<T>& v, index_t o, index_t i, index_t j, index_t k, T x) const {
+    if (last > 0) {
+      if (v.on_dirichlet_line(j, k, last)) return;
+      if ((i == 0 && v.dir[0][0]) || (i == v.n[0] - 1 && v.dir[0][1])) return;
+    }
+    u[o] += x;
+  }
+};
+template <class T>
+struct PrStage1 {  // u + dt/2 (A_y u + b), Dirichlet stage values on x faces
+  const T* u;
+  T half;
+  __device__ T operator()(const View<T>& v, index_t o, index_t i, index_t j, index_t k) const {
+    if (v.on_dirichlet_line(j, k, 0)) return u[o];
+    for (int side = 0; side < 2; ++side)
+      if (v.dir[0][side] && i == (side ? v.n[0] - 1 : 0)) return v.stage[0][side][j];
+    return u[o] + half * (v.op(1, u, o, j) + v.all_fluxes(o, i, j, k));
+  }
+};
+template <class T>
+struct PrStage2 {  // v + dt/2 (A_x v + b); y-face rows take u^{n+1}
+  const T* w;
+  T half;
+  __device__ T operator()(const View<T>& v, index_t o, index_t i, index_t j, index_t k) const {
+    for (int side = 0; side < 2; ++side)
+      if (v.dir[1][side] && j == (side ? v.n[1] - 1 : 0)) return v.stage[1][side][i];
+    return w[o] + half * (v.op(0, w, o, i) + v.all_fluxes(o, i, j, k));
+  }
+};
+template <class T>
+struct StoreU {  // PR: u = x, except on Dirichlet x faces
+  T* u;
+  __device__ void operator()(const View<T>& v, index_t o, index_t i, index_t, index_t, T x) const {
+    if ((i == 0 && v.dir[0][0]) || (i == v.n[0] - 1 && v.dir[0][1])) return;
+    u[o] = x;
+  }
+};
+
+// ---- line sweeps ----------------------------------------------------------------------------
+
+// Lines along x: `lines` lines per block in shared memory (row stride n+1 against bank
+// conflicts); loads and stores walk the tile with consecutive threads on consecutive x.
+template <class T, class Load, class Store>
+__global__ void sweep_x(View<T> v, int lines, Load load, Store store) {
+  extern __shared__ unsigned char smem[];
+  T* d = reinterpret_cast<T*>(smem);
+  const index_t n = v.n[0], ld = n + 1, total = v.n[1] * v.n[2];
+  const index_t q0 = index_t(blockIdx.x) * lines;
+  const index_t nl = total - q0 < lines ? total - q0 : index_t(lines);
+  T* c = d + lines * ld;  // c' (variable kappa only)
+  for (index_t e = threadIdx.x; e < nl * n; e += blockDim.x) {
+    const index_t l = e / n, i = e - l * n, q = q0 + l;
+    d[l * ld + i] = load(v, q * n + i, i, q % v.n[1], q / v.n[1]);
+  }
+  __syncthreads();
+  if (threadIdx.x < nl) {
+    T* x = d + threadIdx.x * ld;
+    if (!v.kappa) {
+      const T *a = v.a[0], *m = v.m[0], *cp = v.cp[0];
+      x[0] *= m[0];
+      for (index_t i = 1; i < n; ++i) x[i] = (x[i] - a[i] * x[i - 1]) * m[i];
+      for (index_t i = n - 2; i >= 0; --i) x[i] -= cp[i] * x[i + 1];
+    } else {
+      T* cc = c + threadIdx.x * ld;
+      const index_t base = (q0 + threadIdx.x) * n;
+      T cprev = 0, A, B, C;
+      for (index_t i = 0; i < n; ++i) {
+        v.row(0, base + i, i, A, B, C);
+        const T inv = T(1) / (B - A * cprev);
+        cprev = cc[i] = C * inv;
+        x[i] = (x[i] - (i > 0 ? A * x[i - 1] : T(0))) * inv;
+      }
+      for (index_t i = n - 2; i >= 0; --i) x[i] -= cc[i] * x[i + 1];
+    }
+  }
+  __syncthreads();
+  for (index_t e = threadIdx.x; e < nl * n; e += blockDim.x) {
+    const index_t l = e / n, i = e - l * n, q = q0 + l;
+    store(v, q * n + i, i, q % v.n[1], q / v.n[1], d[l * ld + i]);
+  }
+}
+
+// Lines along y or z: one thread per line; d' (and c' for variable kappa) in scratch arrays.
+template <class T, class Load, class Store>
+__global__ void sweep_yz(View<T> v, int axis, T* dscr, T* cscr, Load load, Store store) {
+  const int other = axis == 1 ? 2 : 1;
+  const index_t nx = v.n[0], lines = nx * v.n[other];
+  const index_t t = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= lines) return;
+  const index_t i = t % nx, p = t / nx, s = v.stride(axis), n = v.n[axis];
+  const index_t base = i + p * v.stride(other);
+  auto jk = [&](index_t r, index_t& j, index_t& k) {
+    j = axis == 1 ? r : p;
+    k = axis == 1 ? p : r;
+  };
+  T dprev = 0, cprev = 0;
+  for (index_t r = 0; r < n; ++r) {
+    const index_t o = base + r * s;
+    index_t j, k;
+    jk(r, j, k);
+    const T rhs = load(v, o, i, j, k);
+    if (!v.kappa) {
+      dprev = (rhs - v.a[axis][r] * dprev) * v.m[axis][r];
+    } else {
+      T A, B, C;
+      v.row(axis, o, r, A, B, C);
+      const T inv = T(1) / (B - A * cprev);
+      cprev = cscr[o] = C * inv;
+      dprev = (rhs - A * dprev) * inv;
+    }
+    dscr[o] = dprev;
+  }
+  T x = 0;
+  for (index_t r = n - 1; r >= 0; --r) {
+    const index_t o = base + r * s;
+    const T cr = v.kappa ? cscr[o] : v.cp[axis][r];
+    x = r == n - 1 ? dscr[o] : dscr[o] - cr * x;
+    index_t j, k;
+    jk(r, j, k);
+    store(v, o, i, j, k, x);
+  }
+}
+
+template <class T>
+__global__ void scatter_face(View<T> v, int axis, int side, const T* values, T* field) {
+  const int p = axis == 0 ? 1 : 0, q = axis == 2 ? 1 : 2;
+  const index_t np = v.n[p], count = np * v.n[q];
+  const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  index_t ijk[3];
+  ijk[axis] = side ? v.n[axis] - 1 : 0;
+  ijk[p] = e % np;
+  ijk[q] = e / np;
+  field[ijk[0] + v.sy * ijk[1] + v.sz * ijk[2]] = values[e];
+}
+
+}  // namespace
+
+// ---- host side -----------------------------------------------------------------------------
+
+template <class T>
+struct HeatGpu<T>::Impl {
+  View<T> view{};
+  Grid grid;
+  DeviceArray<T> u, du, extra, cscr, kappa, f;
+  DeviceArray<T> flux[6], stage[6], a[3], m[3], cp[3];
+  int x_lines = 1;
+  std::size_t x_smem = 0;
+
+  template <class Load, class Store>
+  void x_sweep(const Load& load, const Store& store) {
+    const index_t total = grid.n[1] * grid.n[2];
+    sweep_x<T, Load, Store><<<unsigned((total + x_lines - 1) / x_lines), 256, x_smem>>>(view, x_lines, load, store);
+    TRIDSIM_CUDA_LAUNCH();
+  }
+  template <class Load, class Store>
+  void yz_sweep(int axis, T* dscr, const Load& load, const Store& store) {
+    const index_t lines = grid.n[0] * grid.n[axis == 1 ? 2 : 1];
+    sweep_yz<T, Load, Store><<<unsigned((lines + 127) / 128), 128>>>(view, axis, dscr, cscr.p, load, store);
+    TRIDSIM_CUDA_LAUNCH();
+  }
+  void set_faces(int axis, T* field) {  // Dirichlet stage values of `axis` into field
+    for (int side = 0; side < 2; ++side) {
+      if (!view.dir[axis][side]) continue;
+      const index_t count = stage[2 * axis + side].n;
+      scatter_face<T><<<unsigned((count + 255) / 256), 256>>>(view, axis, side, stage[2 * axis + side].p, field);
+      TRIDSIM_CUDA_LAUNCH();
+    }
+  }
+};
+
+template <class T>
+HeatGpu<T>::HeatGpu(const Config& c) : impl_(std::make_unique<Impl>()) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) throw Error("backend cuda: no CUDA device is present");
+  auto& I = *impl_;
+  I.grid = c.grid;
+  View<T>& v = I.view;
+  v.dim = c.grid.dim;
+  for (int a = 0; a < 3; ++a) {
+    v.n[a] = c.grid.n[a];
+    const double h = c.grid.h(a);
+    v.ih2[a] = h > 0 ? T(1.0 / (h * h)) : T(0);
+    v.ih[a] = h > 0 ? T(1.0 / h) : T(0);
+    for (int s = 0; s < 2; ++s) v.dir[a][s] = c.dirichlet[a][s] ? 1 : 0;
+  }
+  v.sy = c.grid.n[0];
+  v.sz = c.grid.n[0] * c.grid.n[1];
+  v.kappa0 = c.kappa0;
+  const index_t N = c.grid.size();
+  I.u.allocate(N);
+  I.du.allocate(N);
+  I.extra.allocate(N);  // PR's intermediate u*, kept apart from the scratch of the sweeps
+  if (c.kappa) {
+    I.kappa.upload(c.kappa, N);
+    I.cscr.allocate(N);
+    v.kappa = I.kappa.p;
+  }
+  if (c.has_source) I.f.allocate(N);
+  v.f = c.has_source ? I.f.p : nullptr;
+  // x tile: as many lines as fit in 96 KiB of shared memory (two blocks per SM), at most 32.
+  const std::size_t per_line = (c.kappa ? 2 : 1) * sizeof(T) * std::size_t(c.grid.n[0] + 1);
+  I.x_lines = int(std::max<std::size_t>(1, std::min<std::size_t>(32, (96 << 10) / per_line)));
+  I.x_smem = per_line * std::size_t(I.x_lines);
+  if (I.x_smem > (48u << 10)) {
+    auto allow = [&](auto kernel) {
+      TRIDSIM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(I.x_smem)));
+    };
+    allow(sweep_x<T, DouglasRhs<T>, StoreArray<T>>);
+    allow(sweep_x<T, DouglasRhs<T>, AddToU<T>>);
+    allow(sweep_x<T, PrStage1<T>, StoreArray<T>>);
+  }
+}
+
+template <class T>
+HeatGpu<T>::~HeatGpu() = default;
+
+template <class T>
+void HeatGpu<T>::upload_u(const T* u) {
+  impl_->u.upload(u, impl_->grid.size());
+}
+
+template <class T>
+void HeatGpu<T>::download_u(T* u) const {
+  TRIDSIM_CUDA(cudaMemcpy(u, impl_->u.p, sizeof(T) * impl_->grid.size(), cudaMemcpyDeviceToHost));
+}
+
+template <class T>
+void HeatGpu<T>::upload_source(const T* f) {
+  impl_->f.upload(f, impl_->grid.size());
+}
+
+template <class T>
+void HeatGpu<T>::upload_faces(const std::vector<AlignedVector<T>>& flux, const std::vector<AlignedVector<T>>& stage) {
+  auto& I = *impl_;
+  for (std::size_t fi = 0; fi < flux.size(); ++fi) {
+    I.flux[fi].upload(flux[fi].data(), index_t(flux[fi].size()));
+    I.stage[fi].upload(stage[fi].data(), index_t(stage[fi].size()));
+    I.view.flux[fi / 2][fi % 2] = I.flux[fi].p;
+    I.view.stage[fi / 2][fi % 2] = I.stage[fi].p;
+  }
+}
+
+template <class T>
+void HeatGpu<T>::upload_matrix(int axis, const T* a, const T* m, const T* cp) {
+  auto& I = *impl_;
+  const index_t n = I.grid.n[axis];
+  I.a[axis].upload(a, n);
+  I.m[axis].upload(m, n);
+  I.cp[axis].upload(cp, n);
+  I.view.a[axis] = I.a[axis].p;
+  I.view.m[axis] = I.m[axis].p;
+  I.view.cp[axis] = I.cp[axis].p;
+}
+
+template <class T>
+void HeatGpu<T>::set_face_values(int face, const T* values) {
+  auto& I = *impl_;
+  const int axis = face / 2, side = face % 2;
+  DeviceArray<T> tmp;
+  tmp.upload(values, I.stage[face].n);
+  scatter_face<T><<<unsigned((tmp.n + 255) / 256), 256>>>(I.view, axis, side, tmp.p, I.u.p);
+  TRIDSIM_CUDA_LAUNCH();
+  TRIDSIM_CUDA(cudaDeviceSynchronize());
+}
+
+template <class T>
+void HeatGpu<T>::step_douglas(double dt) {
+  auto& I = *impl_;
+  for (int a = 0; a < 3; ++a) I.view.w[a] = T(0.5 * dt) * I.view.ih2[a];
+  const int d = I.grid.dim, last = d - 1;
+  const DouglasRhs<T> rhs{I.u.p, T(dt)};
+  if (d == 1) {
+    I.x_sweep(rhs, AddToU<T>{I.u.p, 0});
+  } else {
+    I.x_sweep(rhs, StoreArray<T>{I.du.p});
+    for (int a = 1; a < d; ++a) {
+      I.set_faces(a, I.du.p);
+      if (a < last) I.yz_sweep(a, I.du.p, LoadArray<T>{I.du.p}, StoreArray<T>{I.du.p});
+      else I.yz_sweep(a, I.du.p, LoadArray<T>{I.du.p}, AddToU<T>{I.u.p, last});
+    }
+  }
+  TRIDSIM_CUDA(cudaDeviceSynchronize());
+}
+
+template <class T>
+void HeatGpu<T>::step_peaceman_rachford(double dt) {
+  auto& I = *impl_;
+  for (int a = 0; a < 3; ++a) I.view.w[a] = T(0.5 * dt) * I.view.ih2[a];
+  const T half = T(0.5 * dt);
+  I.x_sweep(PrStage1<T>{I.u.p, half}, StoreArray<T>{I.extra.p});
+  I.yz_sweep(1, I.du.p, PrStage2<T>{I.extra.p, half}, StoreU<T>{I.u.p});
+  TRIDSIM_CUDA(cudaDeviceSynchronize());
+}
+
+template <class T>
+std::array<double, 3> HeatGpu<T>::reduce_u() const {
+  const auto& I = *impl_;
+  thrust::device_ptr<const T> p(I.u.p);
+  const auto mm = thrust::minmax_element(p, p + I.grid.size());
+  const double sum = double(thrust::reduce(p, p + I.grid.size(), T(0)));
+  return {double(*mm.first), double(*mm.second), sum};
+}
+
+template class HeatGpu<float>;
+template class HeatGpu<double>;
+
+}  // namespace tridsim
