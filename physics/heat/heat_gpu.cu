@@ -2,10 +2,11 @@
 // discretization, boundary treatment and fusion as the CPU path:
 //  - lines along x: a block stages a tile of lines in shared memory (coalesced loads and
 //    stores, one thread per line for the recurrence: local transposition);
-//  - lines along y or z: one thread per line, threads of a warp on x-adjacent lines, so every
-//    row access is coalesced; the forward sweep keeps d' in a device scratch array.
+//  - lines along y or z: a block stages up to 32 x-adjacent lines in shared memory, loading
+//    and storing row by row (coalesced), one thread per line for the recurrence.
 // The explicit right-hand side is formed while loading the x-sweep and the update applied while
-// storing the last sweep, as on the CPU.
+// storing the last sweep, as on the CPU. Lines along y/z too long for a shared-memory tile fall
+// back to one thread per line with d' in a device scratch array.
 #include "physics/heat/heat_gpu.hpp"
 
 #include <cuda_runtime.h>
@@ -13,6 +14,7 @@
 #include <thrust/extrema.h>
 #include <thrust/reduce.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/errors.hpp"
@@ -210,9 +212,9 @@ __global__ void sweep_x(View<T> v, int lines, Load load, Store store) {
   const index_t q0 = index_t(blockIdx.x) * lines;
   const index_t nl = total - q0 < lines ? total - q0 : index_t(lines);
   T* c = d + lines * ld;  // c' (variable kappa only)
-  for (index_t e = threadIdx.x; e < nl * n; e += blockDim.x) {
-    const index_t l = e / n, i = e - l * n, q = q0 + l;
-    d[l * ld + i] = load(v, q * n + i, i, q % v.n[1], q / v.n[1]);
+  for (index_t l = 0; l < nl; ++l) {  // one line at a time: no division per element
+    const index_t q = q0 + l, j = q % v.n[1], k = q / v.n[1];
+    for (index_t i = threadIdx.x; i < n; i += blockDim.x) d[l * ld + i] = load(v, q * n + i, i, j, k);
   }
   __syncthreads();
   if (threadIdx.x < nl) {
@@ -236,13 +238,66 @@ __global__ void sweep_x(View<T> v, int lines, Load load, Store store) {
     }
   }
   __syncthreads();
-  for (index_t e = threadIdx.x; e < nl * n; e += blockDim.x) {
-    const index_t l = e / n, i = e - l * n, q = q0 + l;
-    store(v, q * n + i, i, q % v.n[1], q / v.n[1], d[l * ld + i]);
+  for (index_t l = 0; l < nl; ++l) {
+    const index_t q = q0 + l, j = q % v.n[1], k = q / v.n[1];
+    for (index_t i = threadIdx.x; i < n; i += blockDim.x) store(v, q * n + i, i, j, k, d[l * ld + i]);
   }
 }
 
-// Lines along y or z: one thread per line; d' (and c' for variable kappa) in scratch arrays.
+// Lines along y or z, staged in shared memory: a block takes `lines` x-adjacent lines (one
+// tile column each), loads the tile row by row (coalesced), solves one line per thread and
+// stores row by row, so each element is read once and written once.
+template <class T, class Load, class Store>
+__global__ void sweep_yz_tiled(View<T> v, int axis, int lines, Load load, Store store) {
+  extern __shared__ unsigned char smem[];
+  T* d = reinterpret_cast<T*>(smem);
+  const int other = axis == 1 ? 2 : 1;
+  const index_t nx = v.n[0], n = v.n[axis], s = v.stride(axis);
+  const index_t chunks = (nx + lines - 1) / lines;
+  const index_t i0 = (index_t(blockIdx.x) % chunks) * lines, p = index_t(blockIdx.x) / chunks;
+  const index_t nl = nx - i0 < lines ? nx - i0 : index_t(lines);
+  const index_t base = i0 + p * v.stride(other);
+  T* c = d + n * lines;  // c' (variable kappa only)
+  const int l = threadIdx.x % lines, rows_per_pass = blockDim.x / lines;
+  auto jk = [&](index_t r, index_t& j, index_t& k) {
+    j = axis == 1 ? r : p;
+    k = axis == 1 ? p : r;
+  };
+  if (l < nl && threadIdx.x < rows_per_pass * lines)
+    for (index_t r = threadIdx.x / lines; r < n; r += rows_per_pass) {
+      index_t j, k;
+      jk(r, j, k);
+      d[r * lines + l] = load(v, base + l + r * s, i0 + l, j, k);
+    }
+  __syncthreads();
+  if (threadIdx.x < nl) {
+    const int t = threadIdx.x;
+    if (!v.kappa) {
+      const T *a = v.a[axis], *m = v.m[axis], *cp = v.cp[axis];
+      d[t] *= m[0];
+      for (index_t r = 1; r < n; ++r) d[r * lines + t] = (d[r * lines + t] - a[r] * d[(r - 1) * lines + t]) * m[r];
+      for (index_t r = n - 2; r >= 0; --r) d[r * lines + t] -= cp[r] * d[(r + 1) * lines + t];
+    } else {
+      T cprev = 0, A, B, C;
+      for (index_t r = 0; r < n; ++r) {
+        v.row(axis, base + t + r * s, r, A, B, C);
+        const T inv = T(1) / (B - A * cprev);
+        cprev = c[r * lines + t] = C * inv;
+        d[r * lines + t] = (d[r * lines + t] - (r > 0 ? A * d[(r - 1) * lines + t] : T(0))) * inv;
+      }
+      for (index_t r = n - 2; r >= 0; --r) d[r * lines + t] -= c[r * lines + t] * d[(r + 1) * lines + t];
+    }
+  }
+  __syncthreads();
+  if (l < nl && threadIdx.x < rows_per_pass * lines)
+    for (index_t r = threadIdx.x / lines; r < n; r += rows_per_pass) {
+      index_t j, k;
+      jk(r, j, k);
+      store(v, base + l + r * s, i0 + l, j, k, d[r * lines + l]);
+    }
+}
+
+// Lines along y or z: one thread per line (lines too long for a shared-memory tile); d' (and c' for variable kappa) in scratch arrays.
 template <class T, class Load, class Store>
 __global__ void sweep_yz(View<T> v, int axis, T* dscr, T* cscr, Load load, Store store) {
   const int other = axis == 1 ? 2 : 1;
@@ -317,9 +372,25 @@ struct HeatGpu<T>::Impl {
   }
   template <class Load, class Store>
   void yz_sweep(int axis, T* dscr, const Load& load, const Store& store) {
-    const index_t lines = grid.n[0] * grid.n[axis == 1 ? 2 : 1];
-    sweep_yz<T, Load, Store><<<unsigned((lines + 127) / 128), 128>>>(view, axis, dscr, cscr.p, load, store);
+    const index_t other_lines = grid.n[axis == 1 ? 2 : 1];
+    const std::size_t per_line = (view.kappa ? 2 : 1) * sizeof(T) * std::size_t(grid.n[axis]);
+    const int tile = int(std::min<std::size_t>(32, (96u << 10) / per_line));
+    if (tile >= 8) {  // staged in shared memory: each element read once and written once
+      const std::size_t smem = per_line * std::size_t(tile);
+      auto kernel = sweep_yz_tiled<T, Load, Store>;
+      if (smem > (48u << 10))
+        TRIDSIM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+      const index_t chunks = (grid.n[0] + tile - 1) / tile;
+      kernel<<<unsigned(chunks * other_lines), 256, smem>>>(view, axis, tile, load, store);
+    } else {  // very long lines: d' (and c') in device scratch arrays
+      const index_t lines = grid.n[0] * other_lines;
+      sweep_yz<T, Load, Store><<<unsigned((lines + 127) / 128), 128>>>(view, axis, dscr, ensure_cscr(), load, store);
+    }
     TRIDSIM_CUDA_LAUNCH();
+  }
+  T* ensure_cscr() {
+    if (view.kappa && cscr.n == 0) cscr.allocate(grid.size());
+    return cscr.p;
   }
   void set_faces(int axis, T* field) {  // Dirichlet stage values of `axis` into field
     for (int side = 0; side < 2; ++side) {
@@ -355,7 +426,6 @@ HeatGpu<T>::HeatGpu(const Config& c) : impl_(std::make_unique<Impl>()) {
   I.extra.allocate(N);  // PR's intermediate u*, kept apart from the scratch of the sweeps
   if (c.kappa) {
     I.kappa.upload(c.kappa, N);
-    I.cscr.allocate(N);
     v.kappa = I.kappa.p;
   }
   if (c.has_source) I.f.allocate(N);

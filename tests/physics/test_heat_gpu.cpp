@@ -77,6 +77,7 @@ std::vector<Case> cases() {
       {"3D douglas dirichlet", section("douglas", "1", "x + y*z", u3, dir3), {19, 23, 17}, 3},
       {"3D douglas variable mixed", section("douglas", "1 + (x + y + z)/4", "x + y*z", u3, mixed3), {21, 18, 25}, 3},
       {"3D douglas long x lines", section("douglas", "1", "0", u3, dir3), {1000, 5, 3}, 3},
+      {"3D douglas long z lines (scratch path)", section("douglas", "1 + (x + y + z)/4", "x + y*z", u3, mixed3), {37, 4, 3000}, 3},
   };
 }
 
