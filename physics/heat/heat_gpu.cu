@@ -67,7 +67,8 @@ struct View {
   const T* a[3];  // factored uniform matrices (constant kappa)
   const T* m[3];
   const T* cp[3];
-  T w[3];  // dt/2 / h^2 of the current step
+  T w[3];   // dt/2 / h^2 of the current step
+  T ck[3];  // dt / h^2 * kappa0 of the current step
 
   __device__ T kap(index_t o) const { return kappa ? kappa[o] : kappa0; }
   __device__ index_t face_index(int axis, index_t i, index_t j, index_t k) const {
@@ -138,6 +139,16 @@ struct DouglasRhs {  // dt (A u + b) with Dirichlet stage values on x faces
   const T* u;
   T dt;
   __device__ T operator()(const View<T>& v, index_t o, index_t i, index_t j, index_t k) const {
+    const bool interior = i > 0 && i < v.n[0] - 1 && (v.dim < 2 || (j > 0 && j < v.n[1] - 1)) &&
+                          (v.dim < 3 || (k > 0 && k < v.n[2] - 1));
+    if (interior && !v.kappa) {  // the common case, without the boundary branches; the
+      // terms are summed in the CPU's order so both backends round alike
+      T out = v.f ? dt * v.f[o] : T(0);
+      out += v.ck[0] * (u[o - 1] - T(2) * u[o] + u[o + 1]);
+      if (v.dim > 1) out += v.ck[1] * (u[o - v.sy] - T(2) * u[o] + u[o + v.sy]);
+      if (v.dim > 2) out += v.ck[2] * (u[o - v.sz] - T(2) * u[o] + u[o + v.sz]);
+      return out;
+    }
     if (v.on_dirichlet_line(j, k, 0)) return T(0);
     for (int side = 0; side < 2; ++side)
       if (v.dir[0][side] && i == (side ? v.n[0] - 1 : 0)) return v.stage[0][side][j + v.n[1] * k];
@@ -212,18 +223,21 @@ __global__ void sweep_x(View<T> v, int lines, Load load, Store store) {
   const index_t q0 = index_t(blockIdx.x) * lines;
   const index_t nl = total - q0 < lines ? total - q0 : index_t(lines);
   T* c = d + lines * ld;  // c' (variable kappa only)
+  // Loads are unrolled so that several are in flight per thread (the phase is latency-bound).
+#pragma unroll 8
   for (index_t l = 0; l < nl; ++l) {  // one line at a time: no division per element
-    const index_t q = q0 + l, j = q % v.n[1], k = q / v.n[1];
+    const index_t q = q0 + l;
+    const index_t j = unsigned(q) % unsigned(v.n[1]), k = unsigned(q) / unsigned(v.n[1]);  // lines < 2^32
     for (index_t i = threadIdx.x; i < n; i += blockDim.x) d[l * ld + i] = load(v, q * n + i, i, j, k);
   }
   __syncthreads();
   if (threadIdx.x < nl) {
     T* x = d + threadIdx.x * ld;
+    T prev = 0;  // the running value stays in a register
     if (!v.kappa) {
       const T *a = v.a[0], *m = v.m[0], *cp = v.cp[0];
-      x[0] *= m[0];
-      for (index_t i = 1; i < n; ++i) x[i] = (x[i] - a[i] * x[i - 1]) * m[i];
-      for (index_t i = n - 2; i >= 0; --i) x[i] -= cp[i] * x[i + 1];
+      for (index_t i = 0; i < n; ++i) prev = x[i] = (x[i] - a[i] * prev) * m[i];
+      for (index_t i = n - 2; i >= 0; --i) prev = x[i] -= cp[i] * prev;
     } else {
       T* cc = c + threadIdx.x * ld;
       const index_t base = (q0 + threadIdx.x) * n;
@@ -232,14 +246,16 @@ __global__ void sweep_x(View<T> v, int lines, Load load, Store store) {
         v.row(0, base + i, i, A, B, C);
         const T inv = T(1) / (B - A * cprev);
         cprev = cc[i] = C * inv;
-        x[i] = (x[i] - (i > 0 ? A * x[i - 1] : T(0))) * inv;
+        prev = x[i] = (x[i] - A * prev) * inv;
       }
-      for (index_t i = n - 2; i >= 0; --i) x[i] -= cc[i] * x[i + 1];
+      for (index_t i = n - 2; i >= 0; --i) prev = x[i] -= cc[i] * prev;
     }
   }
   __syncthreads();
+#pragma unroll 8
   for (index_t l = 0; l < nl; ++l) {
-    const index_t q = q0 + l, j = q % v.n[1], k = q / v.n[1];
+    const index_t q = q0 + l;
+    const index_t j = unsigned(q) % unsigned(v.n[1]), k = unsigned(q) / unsigned(v.n[1]);
     for (index_t i = threadIdx.x; i < n; i += blockDim.x) store(v, q * n + i, i, j, k, d[l * ld + i]);
   }
 }
@@ -264,7 +280,8 @@ __global__ void sweep_yz_tiled(View<T> v, int axis, int lines, Load load, Store 
     k = axis == 1 ? p : r;
   };
   if (l < nl && threadIdx.x < rows_per_pass * lines)
-    for (index_t r = threadIdx.x / lines; r < n; r += rows_per_pass) {
+#pragma unroll 8
+    for (index_t r = threadIdx.x / lines; r < n; r += rows_per_pass) {  // several loads in flight
       index_t j, k;
       jk(r, j, k);
       d[r * lines + l] = load(v, base + l + r * s, i0 + l, j, k);
@@ -272,24 +289,26 @@ __global__ void sweep_yz_tiled(View<T> v, int axis, int lines, Load load, Store 
   __syncthreads();
   if (threadIdx.x < nl) {
     const int t = threadIdx.x;
+    // The running value stays in a register: the dependent chain is arithmetic only.
+    T prev = 0;
     if (!v.kappa) {
       const T *a = v.a[axis], *m = v.m[axis], *cp = v.cp[axis];
-      d[t] *= m[0];
-      for (index_t r = 1; r < n; ++r) d[r * lines + t] = (d[r * lines + t] - a[r] * d[(r - 1) * lines + t]) * m[r];
-      for (index_t r = n - 2; r >= 0; --r) d[r * lines + t] -= cp[r] * d[(r + 1) * lines + t];
+      for (index_t r = 0; r < n; ++r) prev = d[r * lines + t] = (d[r * lines + t] - a[r] * prev) * m[r];
+      for (index_t r = n - 2; r >= 0; --r) prev = d[r * lines + t] -= cp[r] * prev;
     } else {
       T cprev = 0, A, B, C;
       for (index_t r = 0; r < n; ++r) {
         v.row(axis, base + t + r * s, r, A, B, C);
         const T inv = T(1) / (B - A * cprev);
         cprev = c[r * lines + t] = C * inv;
-        d[r * lines + t] = (d[r * lines + t] - (r > 0 ? A * d[(r - 1) * lines + t] : T(0))) * inv;
+        prev = d[r * lines + t] = (d[r * lines + t] - A * prev) * inv;
       }
-      for (index_t r = n - 2; r >= 0; --r) d[r * lines + t] -= c[r * lines + t] * d[(r + 1) * lines + t];
+      for (index_t r = n - 2; r >= 0; --r) prev = d[r * lines + t] -= c[r * lines + t] * prev;
     }
   }
   __syncthreads();
   if (l < nl && threadIdx.x < rows_per_pass * lines)
+#pragma unroll 8
     for (index_t r = threadIdx.x / lines; r < n; r += rows_per_pass) {
       index_t j, k;
       jk(r, j, k);
@@ -499,7 +518,11 @@ void HeatGpu<T>::set_face_values(int face, const T* values) {
 template <class T>
 void HeatGpu<T>::step_douglas(double dt) {
   auto& I = *impl_;
-  for (int a = 0; a < 3; ++a) I.view.w[a] = T(0.5 * dt) * I.view.ih2[a];
+  for (int a = 0; a < 3; ++a) {
+    I.view.w[a] = T(0.5 * dt) * I.view.ih2[a];
+    const double h = I.grid.h(a);
+    I.view.ck[a] = h > 0 ? T(dt) / T(h * h) * I.view.kappa0 : T(0);
+  }
   const int d = I.grid.dim, last = d - 1;
   const DouglasRhs<T> rhs{I.u.p, T(dt)};
   if (d == 1) {
