@@ -10,6 +10,7 @@
 #include "app/progress.hpp"
 #include "core/deck.hpp"
 #include "core/device.hpp"
+#include "core/fp_env.hpp"
 #include "core/module.hpp"
 #include "outputs/csv_writer.hpp"
 #include "outputs/files.hpp"
@@ -126,6 +127,7 @@ void run_simulation(const RunOptions& opt) {
   const int threads = opt.threads.value_or(root.get_or<int>("threads", 0));
   if (threads < 0) throw Error(fmt::format("threads must be 0 (all cores) or positive, got {}", threads));
   if (threads > 0) omp_set_num_threads(threads);
+  flush_subnormals_to_zero();
   if (auto c = root.maybe_child("constants"))
     for (const auto& key : c->keys()) ctx.constants[key] = c->get<double>(key);
 

@@ -9,6 +9,7 @@
 
 #include "core/deck.hpp"
 #include "core/device.hpp"
+#include "core/fp_env.hpp"
 #include "physics/heat/heat.hpp"
 
 namespace {
@@ -41,6 +42,7 @@ void douglas_step(benchmark::State& state, const char* backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tridsim::flush_subnormals_to_zero();  // as the tridsim driver does
   const bool gpu = tridsim::cuda_device_count() > 0;
   for (const char* backend : {"cpu", "cuda"}) {
     if (std::string(backend) == "cuda" && !gpu) continue;
