@@ -6,10 +6,8 @@
 
 #include "core/device.hpp"
 #include "solvers/tridiagonal/batched.hpp"
-#include "tridsim_build_info.hpp"
-#if TRIDSIM_HAVE_CUDA
 #include "physics/heat/heat_gpu.hpp"
-#endif
+#include "tridsim_build_info.hpp"
 
 namespace tridsim {
 
@@ -23,6 +21,15 @@ int face_id(int axis, int side) { return 2 * axis + side; }
 }  // namespace
 
 // ---- setup ---------------------------------------------------------------------------------
+
+#if !TRIDSIM_HAVE_CUDA
+// Without CUDA a HeatGpu is never made (setup refuses the cuda backend); HeatModule still
+// needs its destructor to exist.
+template <class T>
+struct HeatGpu<T>::Impl {};
+template <class T>
+HeatGpu<T>::~HeatGpu() = default;
+#endif
 
 template <class T>
 HeatModule<T>::HeatModule() = default;

@@ -1,0 +1,249 @@
+// Benchmarks of the CUDA batched tridiagonal solvers (solvers/tridiagonal/cuda/batched_cuda.hpp),
+// read against the device's measured copy bandwidth and against cuSPARSE.
+//
+//   bench_gpu_line_solvers                                     # everything (about a minute)
+//   bench_gpu_line_solvers --benchmark_filter='copy|256\^3'     # the 256^3 cases
+//   bench_gpu_line_solvers --benchmark_out=gpu.json --benchmark_out_format=json
+//
+// Cases (x-fastest dense arrays in device memory, solved in place):
+//  - copy/d2d/134MB: cudaMemcpyAsync device to device of 2^27 bytes (one 256^3 double array);
+//    bytes = read + write = 2 * size. Runs first: the others report their fraction of it.
+//  - solve/<T>/<source>/<algorithm>/256^3/<axis>: every axis of a 256^3 array, thomas (and the
+//    naive global-memory Thomas for y and z, the paper's "naive" solver);
+//  - batch/<T>/<source>/<algorithm>/65536x<N>: 65536 systems of length N = 64 ... 1024 along x
+//    (an N x 65536 array), thomas against cuSPARSE gtsv2StridedBatch (arrays whose first lower
+//    and last upper coefficients are zero, passed to cuSPARSE as they are).
+// Sources: uniform (the constant-coefficient diffusion matrix I - w d2/dx2 with Neumann ends,
+// factored once; rows sum to 1, so repeated in-place solves keep the values bounded and
+// normal) and arrays (a, b, c stored in full; diagonally dominant rows summing to 1 along x).
+//
+// Each iteration is one solve on one stream, timed with CUDA events (manual time; the launch
+// is inside the interval). Counters:
+//   points/s        grid points (line elements) solved per second;
+//   bytes/s         minimal traffic / time: uniform 2*sizeof(T) per point (d read, x written),
+//                   arrays 5*sizeof(T) per point (a, b, c, d read, x written);
+//   copy_fraction   bytes/s over the copy bandwidth measured by copy/d2d/134MB in this run;
+//   lines_per_warp, smem_KiB   the launch plan of thomas (0 for the global-memory kernels).
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/boundary.hpp"
+#include "core/types.hpp"
+#include "solvers/tridiagonal/coefficients.hpp"
+#include "solvers/tridiagonal/cuda/batched_cuda.hpp"
+#include "solvers/tridiagonal/line_set.hpp"
+
+namespace {
+
+using namespace tridsim;
+using namespace tridsim::tridiag;
+
+void ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+cudaStream_t g_stream = nullptr;
+double g_copy_bandwidth = 0;  // bytes/s of copy/d2d/134MB, once it has run
+
+struct DeviceFree {
+  void operator()(void* p) const { cudaFree(p); }
+};
+template <class T>
+using DeviceBuffer = std::unique_ptr<T, DeviceFree>;
+
+template <class T>
+DeviceBuffer<T> device_alloc(index_t count) {
+  void* p = nullptr;
+  ok(cudaMalloc(&p, sizeof(T) * std::size_t(count)), "cudaMalloc");
+  return DeviceBuffer<T>(static_cast<T*>(p));
+}
+
+// A deterministic value in [0, 1) for element i.
+inline double hash01(index_t i) { return double((std::uint64_t(i) * 2654435761u) % 1000u) / 1000.0; }
+
+constexpr double kW = 0.3;  // theta * dt * kappa / h^2 of the generated matrices
+
+// The device arrays of one shape; the last one built is kept (rebuilt when the shape or the
+// precision changes).
+template <class T>
+struct Problem {
+  std::array<index_t, 3> n{};
+  index_t size = 0;
+  DeviceBuffer<T> d, a, b, c;
+
+  explicit Problem(std::array<index_t, 3> shape) : n(shape), size(shape[0] * shape[1] * shape[2]) {
+    std::vector<T> host(static_cast<std::size_t>(size));
+    auto upload = [&](DeviceBuffer<T>& dst) {
+      dst = device_alloc<T>(size);
+      ok(cudaMemcpy(dst.get(), host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice), "upload");
+    };
+    for (index_t i = 0; i < size; ++i) host[i] = T(hash01(i) - 0.5);
+    upload(d);
+    // Rows a x_{i-1} + b x_i + c x_{i+1} with a, c in [-0.45, -0.15], zero at the x ends,
+    // b = 1 - a - c (diagonally dominant, rows summing to 1 along x).
+    auto lower = [&](index_t i) { return i % n[0] == 0 ? 0.0 : -kW * (0.5 + hash01(i + 1)); };
+    auto upper = [&](index_t i) { return i % n[0] == n[0] - 1 ? 0.0 : -kW * (0.5 + hash01(i + 2)); };
+    for (index_t i = 0; i < size; ++i) host[i] = T(lower(i));
+    upload(a);
+    for (index_t i = 0; i < size; ++i) host[i] = T(upper(i));
+    upload(c);
+    for (index_t i = 0; i < size; ++i) host[i] = T(1.0 - lower(i) - upper(i));
+    upload(b);
+  }
+};
+
+template <class T>
+Problem<T>& problem(std::array<index_t, 3> n) {
+  static std::unique_ptr<Problem<T>> cached;
+  if (!cached || cached->n != n) {
+    cached.reset();
+    ok(cudaDeviceSynchronize(), "sync");
+    cached = std::make_unique<Problem<T>>(n);
+  }
+  return *cached;
+}
+
+// Time `solve` once per iteration with events on g_stream and set the counters.
+template <class Solve>
+void time_solves(benchmark::State& state, const Solve& solve, double points, double bytes_per_point) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ok(cudaEventCreate(&start), "cudaEventCreate");
+  ok(cudaEventCreate(&stop), "cudaEventCreate");
+  solve();  // warm-up: kernel attributes, cuSPARSE buffers
+  ok(cudaStreamSynchronize(g_stream), "warm-up");
+  double total = 0;
+  for (auto _ : state) {
+    ok(cudaEventRecord(start, g_stream), "cudaEventRecord");
+    solve();
+    ok(cudaEventRecord(stop, g_stream), "cudaEventRecord");
+    ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    state.SetIterationTime(double(ms) * 1e-3);
+    total += double(ms) * 1e-3;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  const double iters = double(state.iterations());
+  if (total > 0) {
+    const double bytes_per_s = points * bytes_per_point * iters / total;
+    state.counters["points/s"] = points * iters / total;
+    state.counters["bytes/s"] = bytes_per_s;
+    if (g_copy_bandwidth > 0) state.counters["copy_fraction"] = bytes_per_s / g_copy_bandwidth;
+  }
+}
+
+void bm_copy(benchmark::State& state, std::size_t bytes) {
+  DeviceBuffer<unsigned char> src = device_alloc<unsigned char>(index_t(bytes));
+  DeviceBuffer<unsigned char> dst = device_alloc<unsigned char>(index_t(bytes));
+  ok(cudaMemset(src.get(), 1, bytes), "cudaMemset");
+  ok(cudaMemset(dst.get(), 0, bytes), "cudaMemset");
+  auto copy = [&] { ok(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, g_stream), "copy"); };
+  time_solves(state, copy, double(bytes), 2.0);  // "points" = bytes; 2 bytes moved per byte
+  state.counters.erase("points/s");
+  state.counters.erase("copy_fraction");
+  g_copy_bandwidth = state.counters["bytes/s"];
+}
+
+enum class Source { uniform, arrays };
+
+void plan_counters(benchmark::State& state, const GpuLaunchPlan& p) {
+  state.counters["lines_per_warp"] = p.shared_memory ? p.lines_per_warp : 0;
+  state.counters["smem_KiB"] = p.shared_memory ? double(p.smem_bytes) / 1024.0 : 0;
+}
+
+template <class T>
+void bm_solve(benchmark::State& state, std::array<index_t, 3> n, int axis, Source src, GpuAlgorithm alg) {
+  Problem<T>& P = problem<T>(n);
+  const LineSet L{n, {1, n[0], n[0] * n[1]}, axis};
+  const double points = double(P.size);
+  try {
+    if (src == Source::uniform) {
+      const UniformMatrixDevice<T> M(uniform_diffusion_matrix<T>(n[axis], T(kW), BoundaryKind::neumann,
+                                                                 BoundaryKind::neumann));
+      time_solves(state, [&] { solve_lines_cuda<T>(L, M, P.d.get(), g_stream, alg); }, points, 2.0 * sizeof(T));
+    } else if (alg == GpuAlgorithm::cusparse) {
+      CusparseTridiagonal cs;
+      time_solves(state, [&] { cs.solve<T>(L, P.a.get(), P.b.get(), P.c.get(), P.d.get(), g_stream, true); }, points,
+                  5.0 * sizeof(T));
+    } else {
+      time_solves(state, [&] { solve_lines_cuda<T>(L, P.a.get(), P.b.get(), P.c.get(), P.d.get(), g_stream, alg); },
+                  points, 5.0 * sizeof(T));
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  if (alg == GpuAlgorithm::thomas) plan_counters(state, plan_lines_cuda<T>(L, src == Source::uniform));
+  else plan_counters(state, GpuLaunchPlan{});
+}
+
+const char* source_name(Source s) { return s == Source::uniform ? "uniform" : "arrays"; }
+const char* alg_name(GpuAlgorithm a) {
+  return a == GpuAlgorithm::thomas ? "thomas" : a == GpuAlgorithm::cusparse ? "cusparse" : "naive";
+}
+
+void add(const std::string& name, std::function<void(benchmark::State&)> fn) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.25);
+}
+
+template <class T>
+void register_all(const char* tname) {
+  const std::array<index_t, 3> cube{256, 256, 256};
+  const char* axes[] = {"x", "y", "z"};
+  for (Source src : {Source::uniform, Source::arrays}) {
+    for (int axis = 0; axis < 3; ++axis)
+      add(std::string("solve/") + tname + "/" + source_name(src) + "/thomas/256^3/" + axes[axis],
+          [=](benchmark::State& st) { bm_solve<T>(st, cube, axis, src, GpuAlgorithm::thomas); });
+    for (int axis = 1; axis < 3; ++axis)
+      add(std::string("solve/") + tname + "/" + source_name(src) + "/naive/256^3/" + axes[axis],
+          [=](benchmark::State& st) { bm_solve<T>(st, cube, axis, src, GpuAlgorithm::thomas_naive); });
+  }
+  for (index_t N : {64, 128, 256, 512, 1024}) {
+    const std::array<index_t, 3> shape{N, 65536, 1};
+    const std::string suffix = "/65536x" + std::to_string(N);
+    add(std::string("batch/") + tname + "/uniform/thomas" + suffix,
+        [=](benchmark::State& st) { bm_solve<T>(st, shape, 0, Source::uniform, GpuAlgorithm::thomas); });
+    add(std::string("batch/") + tname + "/arrays/thomas" + suffix,
+        [=](benchmark::State& st) { bm_solve<T>(st, shape, 0, Source::arrays, GpuAlgorithm::thomas); });
+    add(std::string("batch/") + tname + "/arrays/cusparse" + suffix,
+        [=](benchmark::State& st) { bm_solve<T>(st, shape, 0, Source::arrays, GpuAlgorithm::cusparse); });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "bench_gpu_line_solvers: no CUDA device\n");
+    return 1;
+  }
+  cudaDeviceProp prop{};
+  ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  ok(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  benchmark::AddCustomContext("cuda_device", prop.name);
+  benchmark::AddCustomContext("cuda_sm_count", std::to_string(prop.multiProcessorCount));
+  benchmark::AddCustomContext("cuda_l2_bytes", std::to_string(prop.l2CacheSize));
+  benchmark::AddCustomContext("cuda_global_mem_bytes", std::to_string(prop.totalGlobalMem));
+
+  add("copy/d2d/134MB", [](benchmark::State& st) { bm_copy(st, std::size_t(1) << 27); });
+  register_all<double>("double");
+  register_all<float>("float");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  cudaStreamDestroy(g_stream);
+  return 0;
+}

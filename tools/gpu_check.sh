@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# GPU build and check in one command:
+#   1. configure a CUDA build (sm_90 unless CUDA_ARCH says otherwise) in build-gpu and build it;
+#   2. run the GPU tests (ctest -L gpu);
+#   3. run compute-sanitizer memcheck and racecheck on test_gpu_tridiagonal (its "gpu sanitizer
+#      subset" case: every axis, both coefficient kinds, all algorithms, the long-line fallback);
+#   4. run the GPU line-solver benchmark, writing JSON into the given folder.
+#
+# Usage: tools/gpu_check.sh [RESULTS_DIR]        (default: build-gpu/results)
+# Environment: BUILD_DIR (build-gpu), CUDA_ARCH (90), JOBS (nproc), CMAKE_ARGS (extra options),
+#              BENCH_FILTER (a --benchmark_filter regex; default: everything),
+#              SKIP_BENCH=1 to stop after the sanitizers.
+# Logs of every step go to RESULTS_DIR too. Exits non-zero at the first failing step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+RESULTS=${1:-$BUILD_DIR/results}
+CUDA_ARCH=${CUDA_ARCH:-90}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+
+step() { echo; echo "==== $* ===="; }
+
+step "configure ($BUILD_DIR, sm_$CUDA_ARCH)"
+GEN=()
+command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
+# shellcheck disable=SC2086
+cmake -S "$ROOT" -B "$BUILD_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DTRIDSIM_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCH" ${CMAKE_ARGS:-} 2>&1 | tee "$RESULTS/configure.log"
+
+step "build"
+cmake --build "$BUILD_DIR" -j"$JOBS" 2>&1 | tee "$RESULTS/build.log"
+
+step "ctest -L gpu"
+ctest --test-dir "$BUILD_DIR" -L gpu --output-on-failure 2>&1 | tee "$RESULTS/ctest-gpu.log"
+
+TEST_BIN=$(find "$BUILD_DIR" -name test_gpu_tridiagonal -type f -perm -u+x | head -n 1)
+SANITIZER=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck; do
+  step "compute-sanitizer --tool $tool"
+  "$SANITIZER" --tool "$tool" --error-exitcode 1 "$TEST_BIN" -tc="gpu sanitizer subset*" 2>&1 |
+    tee "$RESULTS/sanitizer-$tool.log"
+done
+
+if [ "${SKIP_BENCH:-0}" = 1 ]; then exit 0; fi
+step "benchmark"
+BENCH_BIN=$(find "$BUILD_DIR" -name bench_gpu_line_solvers -type f -perm -u+x | head -n 1)
+"$BENCH_BIN" --benchmark_out="$RESULTS/gpu-line-solvers.json" --benchmark_out_format=json \
+  ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} 2>&1 | tee "$RESULTS/bench.log"
+echo
+echo "results in $RESULTS"
