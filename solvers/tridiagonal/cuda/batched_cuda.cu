@@ -64,6 +64,7 @@ constexpr int kStagesArrays = 2;                   // (general coefficients: 4 a
 constexpr int kRing = kStagesArrays * kChunk;      // rows in the a and b rings (a power of two)
 constexpr int kRingLd = kRing + 1;                 // odd row length of a ring
 constexpr int kNaiveThreads = 128;
+constexpr int kMinBlocks = 16;                     // launch bounds: <= 128 registers per thread
 
 struct Geometry {
   index_t n = 0;      // line length
@@ -206,9 +207,32 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // ---- kernels: shared-memory Thomas -----------------------------------------------------------------
 
+// Run f(r) for the rows of one chunk, upwards or downwards. A full chunk is unrolled with a
+// compile-time trip count, so the shared-memory and coefficient loads of its rows (which do not
+// depend on the recurrence) are issued ahead of the dependent chain instead of one row at a time:
+// with a few warps per multiprocessor nothing else would hide their latency.
+template <class F>
+__device__ __forceinline__ void rows_up(int r0, int r1, F&& f) {
+  if (r1 - r0 == kChunk) {
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) f(r0 + i);
+  } else {
+    for (int r = r0; r < r1; ++r) f(r);
+  }
+}
+template <class F>
+__device__ __forceinline__ void rows_down(int r0, int r1, F&& f) {
+  if (r1 - r0 == kChunk) {
+#pragma unroll
+    for (int i = kChunk - 1; i >= 0; --i) f(r0 + i);
+  } else {
+    for (int r = r1 - 1; r >= r0; --r) f(r);
+  }
+}
+
 // Uniform matrix (a with a_0 = 0, inverse pivots m, cp with cp_{n-1} = 0, shared by all lines).
 template <class T, bool AlongX>
-__global__ void __launch_bounds__(kWarp)
+__global__ void __launch_bounds__(kWarp, kMinBlocks)
     thomas_uniform_smem(Geometry g, const T* __restrict__ A, const T* __restrict__ M, const T* __restrict__ CP,
                         T* __restrict__ d) {
   constexpr int D = kStagesUniform;
@@ -245,35 +269,31 @@ __global__ void __launch_bounds__(kWarp)
   for (int k = 0; k < nchunks; ++k) {
     cp_async_wait<D - 1>();  // chunk k has landed (for this lane's copies) ...
     if constexpr (AlongX) __syncwarp();  // ... and for the other lanes' copies
-    if (active) {
-      const int r0 = k * kChunk, r1 = imin(n, r0 + kChunk);
-      for (int r = r0; r < r1; ++r) {
+    if (active)
+      rows_up(k * kChunk, imin(n, (k + 1) * kChunk), [&](int r) {
         // (d_r - a_r prev) m_r with one fused multiply-add on the dependent chain
         const T mr = __ldg(M + r);
         prev = fma(-(__ldg(A + r) * mr), prev, my[r] * mr);
         my[r] = prev;
-      }
-    }
+      });
     issue(k + D);
   }
 
-  if constexpr (!AlongX) {
-    if (active) {
-      T next = T(0);
-      for (int r = n - 1; r >= 0; --r) {
-        next = my[r] - __ldg(CP + r) * next;
-        d[base + index_t(r) * s] = next;
-      }
-    }
-  } else {
-    T next = T(0);
-    for (int k = nchunks - 1; k >= 0; --k) {
-      const int r0 = k * kChunk, r1 = imin(n, r0 + kChunk);
+  T next = T(0);
+  for (int k = nchunks - 1; k >= 0; --k) {
+    const int r0 = k * kChunk, r1 = imin(n, r0 + kChunk);
+    if constexpr (!AlongX) {  // straight out: row r of the warp's lines is one contiguous run
       if (active)
-        for (int r = r1 - 1; r >= r0; --r) {
+        rows_down(r0, r1, [&](int r) {
+          next = my[r] - __ldg(CP + r) * next;
+          d[base + index_t(r) * s] = next;
+        });
+    } else {  // into shared memory, then out line by line (32 consecutive elements per store)
+      if (active)
+        rows_down(r0, r1, [&](int r) {
           next = my[r] - __ldg(CP + r) * next;
           my[r] = next;
-        }
+        });
       __syncwarp();
       const int r = r0 + lane;
       for (int l = 0; l < nl; ++l) {
@@ -287,7 +307,7 @@ __global__ void __launch_bounds__(kWarp)
 // General coefficients a, b, c (arrays in the layout of d). c is turned into c' in place in
 // shared memory, d into d'; a and b pass through rings of kRing rows.
 template <class T, bool AlongX>
-__global__ void __launch_bounds__(kWarp)
+__global__ void __launch_bounds__(kWarp, kMinBlocks)
     thomas_arrays_smem(Geometry g, const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                        T* __restrict__ d) {
   constexpr int D = kStagesArrays, R = kRing, ldr = kRingLd;
@@ -345,38 +365,56 @@ __global__ void __launch_bounds__(kWarp)
     cp_async_wait<D - 1>();
     __syncwarp();
     if (active) {
-      const int r0 = k * kChunk, r1 = imin(n, r0 + kChunk);
-      for (int r = r0; r < r1; ++r) {
-        const int w = r & (R - 1);
-        const T ar = r > 0 ? ma[w] : T(0);  // a_0 is never used (it may be anything)
-        const T inv = T(1) / (mb[w] - ar * cprev);
-        cprev = r + 1 < n ? mc[r] * inv : T(0);  // nor is c_{n-1}
+      const int r0 = k * kChunk;
+      const T* const ra = ma + (r0 & (R - 1)) - r0;  // ra[r], rb[r]: row r of the rings
+      const T* const rb = mb + (r0 & (R - 1)) - r0;
+      auto row = [&](int r, T ar, T br, T cr, T dr) {
+        ar = r > 0 ? ar : T(0);  // a_0 is never used (it may be anything)
+        const T inv = T(1) / (br - ar * cprev);
+        cprev = r + 1 < n ? cr * inv : T(0);  // nor is c_{n-1}
         mc[r] = cprev;
-        dprev = (md[r] - ar * dprev) * inv;
+        dprev = (dr - ar * dprev) * inv;
         md[r] = dprev;
+      };
+      const int r1 = imin(n, r0 + kChunk);
+      if (r1 - r0 == kChunk) {
+        // Groups of 8 rows: their loads first, into registers, then the chain (the division's
+        // slow path is a call, past which the compiler would not move the loads by itself).
+        constexpr int G = 8;
+#pragma unroll
+        for (int j = 0; j < kChunk; j += G) {
+          T av[G], bv[G], cv[G], dv[G];
+#pragma unroll
+          for (int i = 0; i < G; ++i) {
+            const int r = r0 + j + i;
+            av[i] = ra[r]; bv[i] = rb[r]; cv[i] = mc[r]; dv[i] = md[r];
+          }
+#pragma unroll
+          for (int i = 0; i < G; ++i) row(r0 + j + i, av[i], bv[i], cv[i], dv[i]);
+        }
+      } else {
+        for (int r = r0; r < r1; ++r) row(r, ra[r], rb[r], mc[r], md[r]);
       }
     }
     __syncwarp();  // every lane is done with the ring rows of chunk k before they are refilled
     issue(k + D);
   }
 
-  if constexpr (!AlongX) {
-    if (active) {
-      T next = T(0);
-      for (int r = n - 1; r >= 0; --r) {
-        next = md[r] - mc[r] * next;
-        d[base + index_t(r) * s] = next;
-      }
-    }
-  } else {
-    T next = T(0);
-    for (int k = nchunks - 1; k >= 0; --k) {
-      const int r0 = k * kChunk, r1 = imin(n, r0 + kChunk);
+  T next = T(0);
+  for (int k = nchunks - 1; k >= 0; --k) {
+    const int r0 = k * kChunk, r1 = imin(n, r0 + kChunk);
+    if constexpr (!AlongX) {
       if (active)
-        for (int r = r1 - 1; r >= r0; --r) {
+        rows_down(r0, r1, [&](int r) {
+          next = md[r] - mc[r] * next;
+          d[base + index_t(r) * s] = next;
+        });
+    } else {
+      if (active)
+        rows_down(r0, r1, [&](int r) {
           next = md[r] - mc[r] * next;
           md[r] = next;
-        }
+        });
       __syncwarp();
       const int r = r0 + lane;
       for (int l = 0; l < nl; ++l) {
