@@ -41,11 +41,14 @@
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/cuda/batched_cuda.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
+#include "tests/common/padded_layout.hpp"
 
 namespace {
 
 using namespace tridsim;
 using namespace tridsim::tridiag;
+using tridsim::testing::Layout;
+using tridsim::testing::Shape;
 
 void cuda_ok(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(std::string("test: ") + what + ": " + cudaGetErrorString(e));
@@ -108,39 +111,6 @@ void dominant_row(Rng& rng, bool has_a, bool has_c, T& a, T& b, T& c) {
   b = T(bv);
   c = has_c ? T(cv) : nan_v<T>();
 }
-
-struct Layout {
-  std::array<index_t, 3> n, stride;
-  static Layout padded(std::array<index_t, 3> n) {
-    const index_t s1 = n[0] + 3, s2 = n[1] * s1 + 5;
-    return Layout{n, {1, s1, s2}};
-  }
-  static Layout dense(std::array<index_t, 3> n) { return Layout{n, {1, n[0], n[0] * n[1]}}; }
-  index_t size() const { return stride[2] * n[2]; }
-  bool is_padding(index_t off) const {
-    const index_t rem = off % stride[2];
-    return rem >= n[1] * stride[1] || rem % stride[1] >= n[0];
-  }
-  LineSet lines(int axis) const { return LineSet{n, stride, axis}; }
-  std::vector<index_t> line_bases(int axis) const {
-    const int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
-    std::vector<index_t> bases;
-    for (index_t q = 0; q < n[o2]; ++q)
-      for (index_t p = 0; p < n[o1]; ++p) bases.push_back(p * stride[o1] + q * stride[o2]);
-    return bases;
-  }
-  std::string describe(int axis) const {
-    std::ostringstream os;
-    os << "n = " << n[0] << " x " << n[1] << " x " << n[2] << ", strides 1, " << stride[1] << ", " << stride[2]
-       << ", axis " << axis;
-    return os.str();
-  }
-};
-
-struct Shape {
-  std::array<index_t, 3> n;
-  int axis;
-};
 
 // Lines of length len along every axis of 1-, 2- and 3-D arrays; line counts 1, 37, 45, 1, 105,
 // 105, 99, 231, 17: none a multiple of 32, some below one warp, several spanning a few warps and
