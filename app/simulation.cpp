@@ -109,7 +109,7 @@ void run_simulation(const RunOptions& opt) {
   for (const auto& s : opt.sets) deck.set(s);
   const DeckNode root = deck.root();
   const std::string name = root.get_or<std::string>("name", opt.deck.stem().string());
-  root.get_or<std::string>("description", "");
+  root.get_or<std::string>("description", "");  // free text for the reader; accepted, not used
   const std::string module_name = root.get<std::string>("module");
   const ModuleInfo* info = find_module(module_name);
   if (!info) {

@@ -442,7 +442,6 @@ HeatGpu<T>::HeatGpu(const Config& c) : impl_(std::make_unique<Impl>()) {
   const index_t N = c.grid.size();
   I.u.allocate(N);
   I.du.allocate(N);
-  I.extra.allocate(N);  // PR's intermediate u*, kept apart from the scratch of the sweeps
   if (c.kappa) {
     I.kappa.upload(c.kappa, N);
     v.kappa = I.kappa.p;
@@ -543,6 +542,7 @@ void HeatGpu<T>::step_peaceman_rachford(double dt) {
   auto& I = *impl_;
   for (int a = 0; a < 3; ++a) I.view.w[a] = T(0.5 * dt) * I.view.ih2[a];
   const T half = T(0.5 * dt);
+  if (I.extra.n == 0) I.extra.allocate(I.grid.size());  // u*, apart from the sweeps' scratch
   I.x_sweep(PrStage1<T>{I.u.p, half}, StoreArray<T>{I.extra.p});
   I.yz_sweep(1, I.du.p, PrStage2<T>{I.extra.p, half}, StoreU<T>{I.u.p});
   TRIDSIM_CUDA(cudaDeviceSynchronize());

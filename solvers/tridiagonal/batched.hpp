@@ -114,7 +114,7 @@ void solve_x_uniform(const LineSet& L, const UniformMatrix<T>& M, const Load& lo
       const index_t q0 = blk * V, nl = std::min(V, nlines - q0);
       auto base = [&](index_t q) { return (q % L.n[1]) * L.stride[1] + (q / L.n[1]) * L.stride[2]; };
       for (index_t l = 0; l < nl; ++l) load(base(q0 + l), n, d.data() + l * n);
-      for (index_t l = nl; l < V; ++l) std::fill(d.data() + l * n, d.data() + (l + 1) * n, T(0));
+      for (index_t l = nl; l < V; ++l) std::fill(d.data() + l * n, d.data() + (l + 1) * n, T(0));  // idle lanes: finite
       T prev[V];
       for (index_t l = 0; l < V; ++l) prev[l] = d[l * n] *= m[0];
       for (index_t i = 1; i < n; ++i) {

@@ -158,14 +158,19 @@ std::vector<T> random_rhs(const Layout& lay, Rng& rng) {
   return rhs;
 }
 
+// A random diagonally dominant matrix shared by every line.
+template <class T>
+UniformMatrix<T> random_uniform_matrix(index_t len, Rng& rng) {
+  std::vector<T> a(len), b(len), c(len);
+  for (index_t r = 0; r < len; ++r) dominant_row(rng, r > 0, r + 1 < len, a[r], b[r], c[r]);
+  return UniformMatrix<T>(a, b, c);
+}
+
 // Uniform matrix: CPU solve_lines vs solve_lines_cuda with each algorithm in `algs`.
 template <class T>
 void check_uniform(const Layout& lay, int axis, Rng& rng, const std::vector<GpuAlgorithm>& algs) {
   const LineSet L = lay.lines(axis);
-  const index_t len = L.length();
-  std::vector<T> a(len), b(len), c(len);
-  for (index_t r = 0; r < len; ++r) dominant_row(rng, r > 0, r + 1 < len, a[r], b[r], c[r]);
-  const UniformMatrix<T> M(a, b, c);
+  const UniformMatrix<T> M = random_uniform_matrix<T>(L.length(), rng);
   const UniformMatrixDevice<T> Md(M);
   const std::vector<T> rhs = random_rhs<T>(lay, rng);
   std::vector<T> want = rhs;
@@ -265,10 +270,7 @@ TEST_CASE_TEMPLATE("gpu solve on a stream, twice in a row, with the same uniform
   for (int axis = 0; axis < 3; ++axis) {
     CAPTURE(axis);
     const LineSet L = lay.lines(axis);
-    const index_t len = L.length();
-    std::vector<T> a(len), b(len), c(len);
-    for (index_t r = 0; r < len; ++r) dominant_row(rng, r > 0, r + 1 < len, a[r], b[r], c[r]);
-    const UniformMatrix<T> M(a, b, c);
+    const UniformMatrix<T> M = random_uniform_matrix<T>(L.length(), rng);
     const UniformMatrixDevice<T> Md(M);
     const std::vector<T> rhs = random_rhs<T>(lay, rng);
     std::vector<T> want = rhs;

@@ -514,25 +514,27 @@ unsigned grid_size(index_t blocks) {
   return unsigned(blocks);
 }
 
+// Launch a shared-memory Thomas kernel: the transposing variant for lines along x, the direct
+// one for y/z (both have the same signature), `plan.lines_per_warp` lines per warp.
+template <class Kernel, class... Args>
+void launch_smem(const LineSet& L, Geometry g, const GpuLaunchPlan& plan, int dev, const Limits& lim,
+                 Kernel along_x, Kernel along_yz, cudaStream_t stream, Args... args) {
+  g.lpw = plan.lines_per_warp;
+  const unsigned blocks = grid_size((g.count + g.lpw - 1) / g.lpw);
+  const Kernel kernel = L.axis == 0 ? along_x : along_yz;
+  prepare_kernel(kernel, dev, lim);
+  kernel<<<blocks, kWarp, plan.smem_bytes, stream>>>(g, args...);
+}
+
 template <class T>
 void launch_uniform(const LineSet& L, const T* A, const T* M, const T* CP, T* d, cudaStream_t stream,
                     GpuAlgorithm alg) {
-  Geometry g = geometry(L);
+  const Geometry g = geometry(L);
   const int dev = current_device();
   const Limits lim = device_limits(dev);
   const GpuLaunchPlan plan = make_plan(g.ld, true, sizeof(T), lim);
   if (alg == GpuAlgorithm::thomas && plan.shared_memory) {
-    g.lpw = plan.lines_per_warp;
-    const unsigned blocks = grid_size((g.count + g.lpw - 1) / g.lpw);
-    if (L.axis == 0) {
-      auto kernel = thomas_uniform_smem<T, true>;
-      prepare_kernel(kernel, dev, lim);
-      kernel<<<blocks, kWarp, plan.smem_bytes, stream>>>(g, A, M, CP, d);
-    } else {
-      auto kernel = thomas_uniform_smem<T, false>;
-      prepare_kernel(kernel, dev, lim);
-      kernel<<<blocks, kWarp, plan.smem_bytes, stream>>>(g, A, M, CP, d);
-    }
+    launch_smem(L, g, plan, dev, lim, thomas_uniform_smem<T, true>, thomas_uniform_smem<T, false>, stream, A, M, CP, d);
     TRIDIAG_LAUNCH("thomas_uniform_smem");
     return;
   }
@@ -544,22 +546,12 @@ void launch_uniform(const LineSet& L, const T* A, const T* M, const T* CP, T* d,
 template <class T>
 void launch_arrays(const LineSet& L, const T* a, const T* b, const T* c, T* d, cudaStream_t stream,
                    GpuAlgorithm alg) {
-  Geometry g = geometry(L);
+  const Geometry g = geometry(L);
   const int dev = current_device();
   const Limits lim = device_limits(dev);
   const GpuLaunchPlan plan = make_plan(g.ld, false, sizeof(T), lim);
   if (alg == GpuAlgorithm::thomas && plan.shared_memory) {
-    g.lpw = plan.lines_per_warp;
-    const unsigned blocks = grid_size((g.count + g.lpw - 1) / g.lpw);
-    if (L.axis == 0) {
-      auto kernel = thomas_arrays_smem<T, true>;
-      prepare_kernel(kernel, dev, lim);
-      kernel<<<blocks, kWarp, plan.smem_bytes, stream>>>(g, a, b, c, d);
-    } else {
-      auto kernel = thomas_arrays_smem<T, false>;
-      prepare_kernel(kernel, dev, lim);
-      kernel<<<blocks, kWarp, plan.smem_bytes, stream>>>(g, a, b, c, d);
-    }
+    launch_smem(L, g, plan, dev, lim, thomas_arrays_smem<T, true>, thomas_arrays_smem<T, false>, stream, a, b, c, d);
     TRIDIAG_LAUNCH("thomas_arrays_smem");
     return;
   }
