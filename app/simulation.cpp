@@ -132,7 +132,11 @@ void run_simulation(const RunOptions& opt) {
     for (const auto& key : c->keys()) ctx.constants[key] = c->get<double>(key);
 
   const Grid grid = read_grid(root.child("grid"));
-  const TimeSettings time = read_time(root.child("time"));
+  std::unique_ptr<Module> module = info->create(ctx.precision);
+  const bool steady = module->steady();
+  if (steady && root.has("time"))
+    root.fail("time", "module " + module_name + " solves a steady problem: remove the time section");
+  const TimeSettings time = steady ? TimeSettings{0, 0, 0, 1} : read_time(root.child("time"));
   const auto out_node = root.maybe_child("output");
   auto out_get = [&](const std::string& key, auto fallback) {
     return out_node ? out_node->get_or(key, fallback) : fallback;
@@ -159,7 +163,6 @@ void run_simulation(const RunOptions& opt) {
 
   // 2. Set the module up; then every key of the deck must have been used.
   const auto t_setup = clock_type::now();
-  std::unique_ptr<Module> module = info->create(ctx.precision);
   module->setup(grid, root.child(module_name), ctx, time.t0);
   deck.check_unknown_keys();
   if (auto limit = module->max_stable_dt(); limit && time.dt > *limit)
@@ -208,12 +211,14 @@ void run_simulation(const RunOptions& opt) {
   };
 
   // 4. Time loop.
-  diagnostics_row(0, time.t0, 0.0);
-  if (!bench) write_fields(0, time.t0);
+  if (!steady) {  // (a steady module has no initial state worth writing)
+    diagnostics_row(0, time.t0, 0.0);
+    if (!bench) write_fields(0, time.t0);
+  }
   Progress progress(steps);
   double step_s = 0, t = time.t0;
   for (long s = 1; s <= steps; ++s) {
-    const double dt = bench ? time.dt : std::min(time.dt, time.end - t);
+    const double dt = bench || steady ? time.dt : std::min(time.dt, time.end - t);
     const auto t0 = clock_type::now();
     module->step(t, dt);
     const double wall = since(t0);

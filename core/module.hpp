@@ -51,6 +51,9 @@ class Module {
   virtual std::optional<ErrorNorms> error_norms(double /*t*/) { return std::nullopt; }
   // A fixed time step the module insists on, if any (e.g. a stability limit), else nullopt.
   virtual std::optional<double> max_stable_dt() const { return std::nullopt; }
+  // A steady (time-independent) problem: the deck has no `time` section, the driver calls
+  // step(t0, 0) once to solve it and writes the fields and diagnostics of the solution only.
+  virtual bool steady() const { return false; }
 };
 
 using ModuleFactory = std::function<std::unique_ptr<Module>(Precision)>;
