@@ -23,6 +23,7 @@ void print_info() {
   fmt::print("tridsim {} ({} build, {})\n", TRIDSIM_VERSION, TRIDSIM_BUILD_TYPE, TRIDSIM_CXX_COMPILER);
   fmt::print("build options: CUDA {}, VTK {}, OpenMP {}\n", TRIDSIM_HAVE_CUDA ? "on" : "off",
              TRIDSIM_HAVE_VTK ? "on" : "off", _OPENMP);
+  fmt::print("NIfTI tissue maps (glioma): {}\n", TRIDSIM_HAVE_NIFTI ? "on" : "off");
   fmt::print("backends:\n  cpu: {} OpenMP threads\n", omp_get_max_threads());
   fmt::print("  cuda: {}\n", cuda_device_summary());
   fmt::print("output formats: hdf5+xdmf, csv{}\n", vtk_available() ? ", vtk (.vti/.pvd)" : "");

@@ -15,10 +15,10 @@
 namespace {
 
 template <class T>
-void douglas_step(benchmark::State& state, const char* backend) {
+void douglas_step(benchmark::State& state, const char* backend, const char* solver) {
   const long n = state.range(0);
   const std::string text = "heat:\n  scheme: douglas\n  diffusivity: 1\n  initial: \"0\"\n"
-                           "  boundary: {all: {type: dirichlet, value: \"1\"}}\n";
+                           "  boundary: {all: {type: dirichlet, value: \"1\"}}\n  solver: " + std::string(solver) + "\n";
   tridsim::Deck deck = tridsim::Deck::parse(text, "bench");
   tridsim::Grid g;
   g.dim = 3;
@@ -44,13 +44,25 @@ void douglas_step(benchmark::State& state, const char* backend) {
 int main(int argc, char** argv) {
   tridsim::flush_subnormals_to_zero();  // as the tridsim driver does
   const bool gpu = tridsim::cuda_device_count() > 0;
+  // adi_douglas_step/<backend>[/<solver>]/<precision>: on the GPU each fused x-sweep solver
+  // (y and z: thomas), and auto.
+  struct Solver {
+    const char *label, *yaml;
+  };
+  const Solver solvers[] = {{"auto", "auto"},
+                            {"thomas", "{x: thomas, y: thomas, z: thomas}"},
+                            {"thomas-pcr", "{x: thomas-pcr, y: thomas, z: thomas}"}};
   for (const char* backend : {"cpu", "cuda"}) {
-    if (std::string(backend) == "cuda" && !gpu) continue;
-    const std::string prefix = std::string("adi_douglas_step/") + backend;
-    benchmark::RegisterBenchmark((prefix + "/double").c_str(), douglas_step<double>, backend)
-        ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
-    benchmark::RegisterBenchmark((prefix + "/float").c_str(), douglas_step<float>, backend)
-        ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+    const bool cuda = std::string(backend) == "cuda";
+    if (cuda && !gpu) continue;
+    for (const Solver& sv : solvers) {
+      if (!cuda && std::string(sv.label) != "auto") continue;
+      const std::string prefix = std::string("adi_douglas_step/") + backend + (cuda ? "/" + std::string(sv.label) : "");
+      benchmark::RegisterBenchmark((prefix + "/double").c_str(), douglas_step<double>, backend, sv.yaml)
+          ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+      benchmark::RegisterBenchmark((prefix + "/float").c_str(), douglas_step<float>, backend, sv.yaml)
+          ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+    }
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -19,6 +19,18 @@ if(NOT TARGET muparser::muparser)
 endif()
 find_package(CLI11 CONFIG REQUIRED)
 
+# NIfTI-2 I/O (Debian libnifti2-dev): optional reader of the glioma module's tissue maps.
+# Found by hand: Debian's NIFTIConfig.cmake points at library paths that do not exist.
+set(TRIDSIM_HAVE_NIFTI 0)
+find_path(TRIDSIM_NIFTI_INCLUDE_DIR nifti2_io.h PATH_SUFFIXES nifti)
+find_library(TRIDSIM_NIFTI2_LIBRARY nifti2)
+find_library(TRIDSIM_ZNZ_LIBRARY znz)
+find_library(TRIDSIM_Z_LIBRARY z)
+if(TRIDSIM_NIFTI_INCLUDE_DIR AND TRIDSIM_NIFTI2_LIBRARY AND TRIDSIM_ZNZ_LIBRARY AND TRIDSIM_Z_LIBRARY)
+  set(TRIDSIM_HAVE_NIFTI 1)
+  set(TRIDSIM_NIFTI_LIBRARIES ${TRIDSIM_NIFTI2_LIBRARY} ${TRIDSIM_ZNZ_LIBRARY} ${TRIDSIM_Z_LIBRARY} m)
+endif()
+
 # VTK: optional writer of .vti/.pvd.
 set(TRIDSIM_HAVE_VTK 0)
 if(NOT TRIDSIM_VTK STREQUAL "OFF")
@@ -50,4 +62,4 @@ if(NOT TRIDSIM_CUDA STREQUAL "OFF")
     message(FATAL_ERROR "TRIDSIM_CUDA=ON but no CUDA compiler was found")
   endif()
 endif()
-message(STATUS "tridsim: CUDA=${TRIDSIM_HAVE_CUDA} VTK=${TRIDSIM_HAVE_VTK}")
+message(STATUS "tridsim: CUDA=${TRIDSIM_HAVE_CUDA} VTK=${TRIDSIM_HAVE_VTK} NIfTI=${TRIDSIM_HAVE_NIFTI}")

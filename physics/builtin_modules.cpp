@@ -1,14 +1,23 @@
 #include "physics/builtin_modules.hpp"
 
 #include "core/module.hpp"
+#include "physics/bvp/bvp.hpp"
+#include "physics/glioma/glioma.hpp"
 #include "physics/heat/heat.hpp"
+#include "physics/poisson/poisson.hpp"
 
 namespace tridsim {
 
 void register_builtin_modules() {
   static const bool once = [] {
+    register_module("bvp", "-u'' = f on an interval (Dirichlet/Neumann ends) by divide-and-conquer linear recurrences",
+                    precision_factory<BvpModule>());
     register_module("heat", "du/dt = div(kappa grad u) + f by Crank-Nicolson / ADI (Peaceman-Rachford, Douglas)",
                     precision_factory<HeatModule>());
+    register_module("poisson", "-Lap u = f with Dirichlet faces by block cyclic reduction (radix 2, 4) or sine transforms",
+                    precision_factory<PoissonModule>());
+    register_module("glioma", "tumour growth dc/dt = div(D grad c) + rho c (1 - c) by Strang splitting and Douglas ADI",
+                    precision_factory<GliomaModule>());
     return true;
   }();
   (void)once;

@@ -1,18 +1,21 @@
 // Benchmarks of the CUDA batched tridiagonal solvers (solvers/tridiagonal/cuda/batched_cuda.hpp),
 // read against the device's measured copy bandwidth and against cuSPARSE.
 //
-//   bench_gpu_line_solvers                                     # everything (about a minute)
+//   bench_gpu_line_solvers                                     # everything (a few minutes)
 //   bench_gpu_line_solvers --benchmark_filter='copy|256\^3'     # the 256^3 cases
 //   bench_gpu_line_solvers --benchmark_out=gpu.json --benchmark_out_format=json
 //
 // Cases (x-fastest dense arrays in device memory, solved in place):
 //  - copy/d2d/134MB: cudaMemcpyAsync device to device of 2^27 bytes (one 256^3 double array);
 //    bytes = read + write = 2 * size. Runs first: the others report their fraction of it.
-//  - solve/<T>/<source>/<algorithm>/256^3/<axis>: every axis of a 256^3 array, thomas (and the
-//    naive global-memory Thomas for y and z, the paper's "naive" solver);
-//  - batch/<T>/<source>/<algorithm>/65536x<N>: 65536 systems of length N = 64 ... 1024 along x
-//    (an N x 65536 array), thomas against cuSPARSE gtsv2StridedBatch (arrays whose first lower
-//    and last upper coefficients are zero, passed to cuSPARSE as they are).
+//  - solve/<T>/<source>/<algorithm>/256^3/<axis>: every axis of a 256^3 array;
+//  - batch/<T>/<source>/<algorithm>/<axis>/<batch>x<N>: batch = 65536 or 4096 systems of length
+//    N = 64 ... 1024, along x (an N x batch array) and along y (256 x N x 256 or 64 x N x 64);
+// with every algorithm that supports the lines: thomas (shared-memory staging; local
+// transposition on x), thomas-naive (the paper's naive solver), thomas-pcr (N <= 512), pcr
+// (N <= 1024) and cusparse (gtsv2StridedBatch on x, gtsvInterleavedBatch on y/z; arrays whose
+// first lower and last upper coefficients along x are zero, passed to it as they are).
+// tools/gpu_selection_table.py turns the batch cases into the table of GpuAlgorithm::automatic.
 // Sources: uniform (the constant-coefficient diffusion matrix I - w d2/dx2 with Neumann ends,
 // factored once; rows sum to 1, so repeated in-place solves keep the values bounded and
 // normal) and arrays (a, b, c stored in full; diagonally dominant rows summing to 1 along x).
@@ -189,36 +192,38 @@ void bm_solve(benchmark::State& state, std::array<index_t, 3> n, int axis, Sourc
 }
 
 const char* source_name(Source s) { return s == Source::uniform ? "uniform" : "arrays"; }
-const char* alg_name(GpuAlgorithm a) {
-  return a == GpuAlgorithm::thomas ? "thomas" : a == GpuAlgorithm::cusparse ? "cusparse" : "naive";
+void add(const std::string& name, std::function<void(benchmark::State&)> fn) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1);
 }
 
-void add(const std::string& name, std::function<void(benchmark::State&)> fn) {
-  benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.25);
+const GpuAlgorithm kAlgorithms[] = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive, GpuAlgorithm::thomas_pcr,
+                                    GpuAlgorithm::pcr, GpuAlgorithm::cusparse};
+
+// Every algorithm that supports lines along `axis` of an array of shape n, both sources.
+template <class T>
+void add_all(const std::string& prefix, const std::string& suffix, std::array<index_t, 3> n, int axis) {
+  const LineSet L{n, {1, n[0], n[0] * n[1]}, axis};
+  for (Source src : {Source::uniform, Source::arrays})
+    for (GpuAlgorithm alg : kAlgorithms)
+      if (gpu_algorithm_supports(alg, L))
+        add(prefix + "/" + source_name(src) + "/" + gpu_algorithm_name(alg) + suffix,
+            [=](benchmark::State& st) { bm_solve<T>(st, n, axis, src, alg); });
 }
 
 template <class T>
 void register_all(const char* tname) {
-  const std::array<index_t, 3> cube{256, 256, 256};
   const char* axes[] = {"x", "y", "z"};
-  for (Source src : {Source::uniform, Source::arrays}) {
-    for (int axis = 0; axis < 3; ++axis)
-      add(std::string("solve/") + tname + "/" + source_name(src) + "/thomas/256^3/" + axes[axis],
-          [=](benchmark::State& st) { bm_solve<T>(st, cube, axis, src, GpuAlgorithm::thomas); });
-    for (int axis = 1; axis < 3; ++axis)
-      add(std::string("solve/") + tname + "/" + source_name(src) + "/naive/256^3/" + axes[axis],
-          [=](benchmark::State& st) { bm_solve<T>(st, cube, axis, src, GpuAlgorithm::thomas_naive); });
-  }
-  for (index_t N : {64, 128, 256, 512, 1024}) {
-    const std::array<index_t, 3> shape{N, 65536, 1};
-    const std::string suffix = "/65536x" + std::to_string(N);
-    add(std::string("batch/") + tname + "/uniform/thomas" + suffix,
-        [=](benchmark::State& st) { bm_solve<T>(st, shape, 0, Source::uniform, GpuAlgorithm::thomas); });
-    add(std::string("batch/") + tname + "/arrays/thomas" + suffix,
-        [=](benchmark::State& st) { bm_solve<T>(st, shape, 0, Source::arrays, GpuAlgorithm::thomas); });
-    add(std::string("batch/") + tname + "/arrays/cusparse" + suffix,
-        [=](benchmark::State& st) { bm_solve<T>(st, shape, 0, Source::arrays, GpuAlgorithm::cusparse); });
-  }
+  for (int axis = 0; axis < 3; ++axis)
+    add_all<T>(std::string("solve/") + tname, std::string("/256^3/") + axes[axis], {256, 256, 256}, axis);
+  // batch/<T>/<source>/<algorithm>/<axis>/<batch>x<N>: lines along x of an N x batch array, and
+  // along y of a 256 x N x 256 (batch 65536) or 64 x N x 64 (batch 4096) array.
+  for (index_t batch : {index_t(65536), index_t(4096)})
+    for (index_t N : {64, 128, 256, 512, 1024}) {
+      const std::string suffix = "/" + std::to_string(batch) + "x" + std::to_string(N);
+      const index_t side = batch == 65536 ? 256 : 64;
+      add_all<T>(std::string("batch/") + tname, "/x" + suffix, {N, batch, 1}, 0);
+      add_all<T>(std::string("batch/") + tname, "/y" + suffix, {side, N, side}, 1);
+    }
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ template <class T>
 void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
   g_ = grid;
   const auto& constants = ctx.constants;
-  // 1. Scheme and line solver.
+  // 1. Scheme.
   const std::string scheme = s.get_or<std::string>("scheme", "auto");
   if (scheme == "auto") scheme_ = grid.dim == 1 ? Scheme::crank_nicolson : grid.dim == 2 ? Scheme::peaceman_rachford : Scheme::douglas;
   else if (scheme == "crank-nicolson") scheme_ = Scheme::crank_nicolson;
@@ -51,11 +51,6 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     s.fail("scheme", "crank-nicolson is the 1D scheme; in 2D/3D use douglas (or peaceman-rachford in 2D)");
   if (scheme_ == Scheme::peaceman_rachford && grid.dim != 2)
     s.fail("scheme", "peaceman-rachford is a 2D scheme; use douglas in 1D and 3D");
-  const std::string solver = s.get_or<std::string>("solver", "thomas");
-  if (solver == "thomas") algorithm_ = tridiag::Algorithm::thomas;
-  else if (solver == "pcr") algorithm_ = tridiag::Algorithm::pcr;
-  else if (solver == "cr") algorithm_ = tridiag::Algorithm::cr;
-  else s.fail("solver", "expected thomas, pcr or cr, got '" + solver + "'");
 
   // 2. Coefficients: diffusivity (constant or a function of x, y, z) and source.
   const Expression kappa = Expression::from_deck(s, "diffusivity", constants);
@@ -82,6 +77,8 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   }
   if (s.has("exact")) exact_ = Expression::from_deck(s, "exact", constants);
 
+  solvers_ = read_solver_choice(s, grid, ctx.backend, sizeof(T), !variable_kappa_);
+
   // 3. Initial state and boundary conditions.
   const Expression initial = Expression::from_deck(s, "initial", constants);
   bc_.read(s, grid, constants);
@@ -101,14 +98,13 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
 
   // 4. The cuda backend: fields move to the device for the whole run.
   if (ctx.backend == "cuda") {
-    if (algorithm_ != tridiag::Algorithm::thomas)
-      s.fail("solver", "the cuda backend solves lines with thomas; pcr and cr are CPU alternatives");
 #if TRIDSIM_HAVE_CUDA
     typename HeatGpu<T>::Config c;
     c.grid = grid;
     c.kappa0 = kappa0_;
     c.kappa = variable_kappa_ ? kappa_.data() : nullptr;
     c.has_source = has_source_;
+    c.solver = solvers_.gpu;
     for (int a = 0; a < grid.dim; ++a)
       for (int side = 0; side < 2; ++side) c.dirichlet[a][side] = bc_.dirichlet(a, side);
     gpu_ = std::make_unique<HeatGpu<T>>(c);
@@ -297,9 +293,9 @@ void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& st
   if (variable_kappa_) {
     const tridiag::DiffusionCoeffs<T> m{kappa_.data(), T(0.5 * dt / (g_.h(axis) * g_.h(axis))),
                                         g_.strides()[axis], g_.n[axis], bc_.kind(axis, 0), bc_.kind(axis, 1)};
-    tridiag::solve_lines<T>(lines, m, load, store, algorithm_);
+    tridiag::solve_lines<T>(lines, m, load, store, solvers_.cpu[axis]);
   } else {
-    tridiag::solve_lines<T>(lines, uniform_[axis], load, store, algorithm_);
+    tridiag::solve_lines<T>(lines, uniform_[axis], load, store, solvers_.cpu[axis]);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "core/aligned.hpp"
 #include "core/module.hpp"
 #include "physics/heat/boundary.hpp"
+#include "physics/heat/solver_choice.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 
@@ -54,7 +55,7 @@ class HeatModule final : public Module {
 
   Grid g_;
   Scheme scheme_ = Scheme::douglas;
-  tridiag::Algorithm algorithm_ = tridiag::Algorithm::thomas;
+  SolverChoice solvers_;  // line solver per axis and backend
   Boundary bc_;
   T kappa0_ = 1;
   bool variable_kappa_ = false, has_source_ = false, source_moves_ = false;

@@ -1,12 +1,14 @@
 // CUDA implementation of the heat module's ADI steps (see heat.cpp for the schemes). Same
 // discretization, boundary treatment and fusion as the CPU path:
-//  - lines along x: a block stages a tile of lines in shared memory (coalesced loads and
-//    stores, one thread per line for the recurrence: local transposition);
+//  - lines along x, solver thomas: a block stages a tile of lines in shared memory (coalesced
+//    loads and stores, one thread per line for the recurrence: local transposition);
+//  - lines along x, solver thomas-pcr: one warp per line, the Thomas–PCR hybrid
+//    (solvers/tridiagonal/cuda/thomas_pcr.cuh) on the line staged in shared memory;
 //  - lines along y or z: a block stages up to 32 x-adjacent lines in shared memory, loading
 //    and storing row by row (coalesced), one thread per line for the recurrence.
 // The explicit right-hand side is formed while loading the x-sweep and the update applied while
 // storing the last sweep, as on the CPU. Lines along y/z too long for a shared-memory tile fall
-// back to one thread per line with d' in a device scratch array.
+// back to one thread per line with d' in a device scratch array, as does solver thomas-naive.
 #include "physics/heat/heat_gpu.hpp"
 
 #include <cuda_runtime.h>
@@ -16,8 +18,14 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "core/errors.hpp"
+#include "solvers/tridiagonal/cuda/thomas_pcr.cuh"
+#include "solvers/tridiagonal/cuda/thomas_smem.cuh"
+#include "solvers/tridiagonal/line_set.hpp"
+#include "solvers/tridiagonal/cuda/warp_solvers.hpp"
 
 namespace tridsim {
 
@@ -67,6 +75,7 @@ struct View {
   const T* a[3];  // factored uniform matrices (constant kappa)
   const T* m[3];
   const T* cp[3];
+  const T* scan;   // the x matrix's table for thomas-pcr's warp-scan form (thomas_pcr.cuh)
   T w[3];   // dt/2 / h^2 of the current step
   T ck[3];  // dt / h^2 * kappa0 of the current step
 
@@ -114,11 +123,11 @@ struct View {
     for (int a = 0; a < dim; ++a) sum += flux_term(a, o, i, j, k);
     return sum;
   }
-  // Row r of (I - w A) along `axis` for the line through node o (variable kappa).
+  // Row r of (I - w A) along `axis` for the line through node o.
   __device__ void row(int axis, index_t o, index_t r, T& A, T& B, T& C) const {
     const index_t s = stride(axis), nn = n[axis];
-    const T kl = r > 0 ? T(0.5) * (kappa[o] + kappa[o - s]) : T(0);
-    const T kr = r < nn - 1 ? T(0.5) * (kappa[o] + kappa[o + s]) : T(0);
+    const T kl = r > 0 ? (kappa ? T(0.5) * (kappa[o] + kappa[o - s]) : kappa0) : T(0);
+    const T kr = r < nn - 1 ? (kappa ? T(0.5) * (kappa[o] + kappa[o + s]) : kappa0) : T(0);
     const T ww = w[axis];
     if (r == 0) {
       A = 0;
@@ -260,6 +269,29 @@ __global__ void sweep_x(View<T> v, int lines, Load load, Store store) {
   }
 }
 
+// Lines along x by the Thomas–PCR hybrid: one warp per line (kPcrWarps lines per block), the
+// line staged in shared memory with coalesced loads and stores.
+constexpr int kPcrWarps = 4;
+template <class T, int M, bool Scan, class Load, class Store>
+__global__ void __launch_bounds__(kPcrWarps * 32) sweep_x_pcr(View<T> v, Load load, Store store) {
+  extern __shared__ unsigned char smem[];
+  const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  const index_t q = index_t(blockIdx.x) * kPcrWarps + warp;
+  if (q >= v.n[1] * v.n[2]) return;  // (whole warps)
+  const int n = int(v.n[0]);
+  T* const d = reinterpret_cast<T*>(smem) + warp * (tridiag::detail::pad(n) + 1);
+  const index_t j = q % v.n[1], k = q / v.n[1], base = q * n;
+  using tridiag::detail::pad;
+  for (int i = lane; i < n; i += 32) d[pad(i)] = load(v, base + i, i, j, k);
+  __syncwarp();
+  if constexpr (Scan)  // the factored constant-coefficient matrix: two warp scans
+    tridiag::detail::uniform_scan_warp<T, M>(lane, n, d, v.scan);
+  else
+    tridiag::detail::thomas_pcr_warp<T, M>(lane, n, d, [&](int r, T& A, T& B, T& C) { v.row(0, base + r, r, A, B, C); });
+  __syncwarp();
+  for (int i = lane; i < n; i += 32) store(v, base + i, i, j, k, d[pad(i)]);
+}
+
 // Lines along y or z, staged in shared memory: a block takes `lines` x-adjacent lines (one
 // tile column each), loads the tile row by row (coalesced), solves one line per thread and
 // stores row by row, so each element is read once and written once.
@@ -379,22 +411,46 @@ struct HeatGpu<T>::Impl {
   View<T> view{};
   Grid grid;
   DeviceArray<T> u, du, extra, cscr, kappa, f;
-  DeviceArray<T> flux[6], stage[6], a[3], m[3], cp[3];
+  DeviceArray<T> flux[6], stage[6], a[3], m[3], cp[3], scan;
   int x_lines = 1;
   std::size_t x_smem = 0;
+  std::array<tridiag::GpuAlgorithm, 3> solver{};
 
   template <class Load, class Store>
   void x_sweep(const Load& load, const Store& store) {
     const index_t total = grid.n[1] * grid.n[2];
-    sweep_x<T, Load, Store><<<unsigned((total + x_lines - 1) / x_lines), 256, x_smem>>>(view, x_lines, load, store);
+    if (solver[0] == tridiag::GpuAlgorithm::thomas_pcr) {
+      const unsigned blocks = unsigned((total + kPcrWarps - 1) / kPcrWarps);
+      const std::size_t smem = kPcrWarps * sizeof(T) * std::size_t(tridiag::detail::pad(int(grid.n[0])) + 1);
+      const index_t n = grid.n[0];
+      if (!view.kappa && tridiag::detail::uniform_scan_segment_bound(n) <= 8)
+        sweep_x_pcr<T, 8, true, Load, Store><<<blocks, kPcrWarps * 32, smem>>>(view, load, store);
+      else if (!view.kappa)
+        sweep_x_pcr<T, 16, true, Load, Store><<<blocks, kPcrWarps * 32, smem>>>(view, load, store);
+      else if (tridiag::detail::thomas_pcr_segment_bound(n) <= 8)
+        sweep_x_pcr<T, 8, false, Load, Store><<<blocks, kPcrWarps * 32, smem>>>(view, load, store);
+      else
+        sweep_x_pcr<T, 16, false, Load, Store><<<blocks, kPcrWarps * 32, smem>>>(view, load, store);
+    } else {
+      sweep_x<T, Load, Store><<<unsigned((total + x_lines - 1) / x_lines), 256, x_smem>>>(view, x_lines, load, store);
+    }
     TRIDSIM_CUDA_LAUNCH();
   }
   template <class Load, class Store>
   void yz_sweep(int axis, T* dscr, const Load& load, const Store& store) {
+    // Constant kappa, solved in place (a middle Douglas stage): the line solvers' pipelined
+    // shared-memory kernel. (The last stage's fused update of u, a read-modify-write on the
+    // back substitution's path, runs faster in the tile kernel below: 340 vs 650 us at 256^3.)
+    if constexpr (std::is_same_v<Load, LoadArray<T>> && std::is_same_v<Store, StoreArray<T>>)
+      if (!view.kappa && solver[axis] == tridiag::GpuAlgorithm::thomas && load.p == store.p &&
+          tridiag::detail::launch_uniform_smem<T>(tridiag::LineSet::dense(grid, axis), view.a[axis], view.m[axis],
+                                                  view.cp[axis], load.p, tridiag::detail::AssignStore<T>{store.p},
+                                                  cudaStream_t(0)))
+        return;
     const index_t other_lines = grid.n[axis == 1 ? 2 : 1];
     const std::size_t per_line = (view.kappa ? 2 : 1) * sizeof(T) * std::size_t(grid.n[axis]);
     const int tile = int(std::min<std::size_t>(32, (96u << 10) / per_line));
-    if (tile >= 8) {  // staged in shared memory: each element read once and written once
+    if (tile >= 8 && solver[axis] != tridiag::GpuAlgorithm::thomas_naive) {  // staged in shared memory: each element read once and written once
       const std::size_t smem = per_line * std::size_t(tile);
       auto kernel = sweep_yz_tiled<T, Load, Store>;
       if (smem > (48u << 10))
@@ -427,6 +483,10 @@ HeatGpu<T>::HeatGpu(const Config& c) : impl_(std::make_unique<Impl>()) {
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) throw Error("backend cuda: no CUDA device is present");
   auto& I = *impl_;
   I.grid = c.grid;
+  I.solver = c.solver;
+  if (c.solver[0] == tridiag::GpuAlgorithm::thomas_pcr && c.grid.n[0] > tridiag::detail::kThomasPcrMax)
+    throw Error("heat (cuda): thomas-pcr solves lines of at most " + std::to_string(tridiag::detail::kThomasPcrMax) +
+                " points along x");
   View<T>& v = I.view;
   v.dim = c.grid.dim;
   for (int a = 0; a < 3; ++a) {
@@ -501,6 +561,12 @@ void HeatGpu<T>::upload_matrix(int axis, const T* a, const T* m, const T* cp) {
   I.view.a[axis] = I.a[axis].p;
   I.view.m[axis] = I.m[axis].p;
   I.view.cp[axis] = I.cp[axis].p;
+  if (axis == 0 && I.solver[0] == tridiag::GpuAlgorithm::thomas_pcr) {
+    std::vector<T> table(5 * std::size_t(tridiag::detail::uniform_scan_plane(n)));
+    tridiag::detail::uniform_scan_table<T>(n, a, m, cp, table.data());
+    I.scan.upload(table.data(), index_t(table.size()));
+    I.view.scan = I.scan.p;
+  }
 }
 
 template <class T>

@@ -8,6 +8,7 @@
 
 #include "core/aligned.hpp"
 #include "core/grid.hpp"
+#include "solvers/tridiagonal/gpu_algorithm.hpp"
 
 namespace tridsim {
 
@@ -20,6 +21,8 @@ class HeatGpu {
     const T* kappa = nullptr;  // host node values, or null for constant kappa0
     bool has_source = false;
     std::array<std::array<bool, 2>, 3> dirichlet{};  // per axis and side (active axes only)
+    // Line solver per axis: x thomas or thomas_pcr; y, z thomas or thomas_naive.
+    std::array<tridiag::GpuAlgorithm, 3> solver{};
   };
   explicit HeatGpu(const Config& config);
   ~HeatGpu();

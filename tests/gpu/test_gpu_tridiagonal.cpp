@@ -73,9 +73,7 @@ bool same_bits(T x, T y) {
   return std::memcmp(&x, &y, sizeof(T)) == 0;
 }
 
-const char* alg_name(GpuAlgorithm a) {
-  return a == GpuAlgorithm::thomas ? "thomas" : a == GpuAlgorithm::cusparse ? "cusparse" : "thomas_naive";
-}
+const char* alg_name(GpuAlgorithm a) { return gpu_algorithm_name(a); }
 
 // Device array (RAII).
 template <class T>
@@ -176,7 +174,7 @@ void check_uniform(const Layout& lay, int axis, Rng& rng, const std::vector<GpuA
   std::vector<T> want = rhs;
   solve_lines<T>(L, M, want.data());
   for (GpuAlgorithm alg : algs) {
-    if (alg == GpuAlgorithm::cusparse && !CusparseTridiagonal::supports(L)) continue;
+    if (!gpu_algorithm_supports(alg, L)) continue;
     INFO("uniform, ", alg_name(alg), ", ", lay.describe(axis));
     DeviceVector<T> d(rhs);
     solve_lines_cuda<T>(L, Md, d.p, 0, alg);
@@ -201,7 +199,7 @@ void check_arrays(const Layout& lay, int axis, Rng& rng, const std::vector<GpuAl
   solve_lines<T>(L, ArrayCoeffs<T>{A.data(), B.data(), C.data()}, want.data());
   const DeviceVector<T> dA(A), dB(B), dC(C);
   for (GpuAlgorithm alg : algs) {
-    if (alg == GpuAlgorithm::cusparse && !CusparseTridiagonal::supports(L)) continue;
+    if (!gpu_algorithm_supports(alg, L)) continue;
     INFO("arrays, ", alg_name(alg), ", ", lay.describe(axis));
     DeviceVector<T> d(rhs);
     solve_lines_cuda<T>(L, dA.p, dB.p, dC.p, d.p, 0, alg);
@@ -216,7 +214,8 @@ void check_arrays(const Layout& lay, int axis, Rng& rng, const std::vector<GpuAl
   }
 }
 
-const std::vector<GpuAlgorithm> kAll = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive, GpuAlgorithm::cusparse};
+const std::vector<GpuAlgorithm> kAll = {GpuAlgorithm::thomas,     GpuAlgorithm::thomas_naive, GpuAlgorithm::thomas_pcr,
+                                        GpuAlgorithm::pcr,        GpuAlgorithm::cusparse,     GpuAlgorithm::automatic};
 constexpr index_t kLengths[] = {1, 2, 3, 31, 33, 255, 257, 1000};
 
 }  // namespace
@@ -317,11 +316,38 @@ TEST_CASE_TEMPLATE("gpu solvers reject a wrong matrix, a non-unit x stride, and 
   CHECK(std::all_of(back.begin(), back.end(), [](T v) { return v == T(1); }));
 }
 
+TEST_CASE_TEMPLATE("gpu thomas-pcr and pcr refuse lines beyond their limits; names round-trip", T, float, double) {
+  const Layout lay = Layout::padded({1025, 2, 1});
+  std::vector<T> host(lay.size(), T(1));
+  DeviceVector<T> d(host);
+  const LineSet L = lay.lines(0);
+  CHECK_FALSE(gpu_algorithm_supports(GpuAlgorithm::thomas_pcr, L));
+  CHECK_FALSE(gpu_algorithm_supports(GpuAlgorithm::pcr, L));
+  CHECK_THROWS_AS(solve_lines_cuda<T>(L, d.p, d.p, d.p, d.p, 0, GpuAlgorithm::thomas_pcr), tridsim::Error);
+  CHECK_THROWS_AS(solve_lines_cuda<T>(L, d.p, d.p, d.p, d.p, 0, GpuAlgorithm::pcr), tridsim::Error);
+  CHECK(gpu_algorithm_supports(GpuAlgorithm::thomas_pcr, Layout::padded({512, 2, 1}).lines(0)));
+  CHECK(gpu_algorithm_supports(GpuAlgorithm::pcr, Layout::padded({1024, 2, 1}).lines(0)));
+  for (GpuAlgorithm a : kAll) CHECK(parse_gpu_algorithm(gpu_algorithm_name(a)) == a);
+  CHECK(parse_gpu_algorithm("thomas-transposed") == GpuAlgorithm::thomas);
+  CHECK_FALSE(parse_gpu_algorithm("thomas_pcr").has_value());
+  // automatic never resolves to itself, and only to an algorithm that supports the lines
+  for (index_t len : kLengths)
+    for (const Shape& sh : shapes(len)) {
+      const LineSet Ls = Layout::padded(sh.n).lines(sh.axis);
+      for (bool uniform : {true, false}) {
+        const GpuAlgorithm r = resolve_gpu_algorithm(GpuAlgorithm::automatic, Ls, uniform, sizeof(T));
+        CHECK(r != GpuAlgorithm::automatic);
+        CHECK(gpu_algorithm_supports(r, Ls));
+      }
+    }
+}
+
 // Small cross-sections of the cases above for compute-sanitizer: our kernels (memcheck and
 // racecheck), and the cuSPARSE path (memcheck only: the library's kernels are not ours to race-check).
 TEST_CASE_TEMPLATE("gpu sanitizer subset", T, float, double) {
   Rng rng(16);
-  const std::vector<GpuAlgorithm> ours = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive};
+  const std::vector<GpuAlgorithm> ours = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive, GpuAlgorithm::thomas_pcr,
+                                          GpuAlgorithm::pcr};
   for (index_t len : {index_t(1), index_t(3), index_t(33), index_t(257)})
     for (const Shape& sh : {Shape{{len, 37, 1}, 0}, Shape{{35, len, 3}, 1}, Shape{{33, 3, len}, 2}}) {
       const Layout lay = Layout::padded(sh.n);

@@ -78,6 +78,14 @@ std::vector<Case> cases() {
       {"3D douglas variable mixed", section("douglas", "1 + (x + y + z)/4", "x + y*z", u3, mixed3), {21, 18, 25}, 3},
       {"3D douglas long x lines", section("douglas", "1", "0", u3, dir3), {1000, 5, 3}, 3},
       {"3D douglas long z lines (scratch path)", section("douglas", "1 + (x + y + z)/4", "x + y*z", u3, mixed3), {37, 4, 3000}, 3},
+      // The other fused sweeps: Thomas-PCR along x (segments of up to 8 and of 9-16 rows),
+      // the naive global-memory Thomas along y and z.
+      {"1D crank-nicolson thomas-pcr", section("crank-nicolson", "1", "x", "sin(3*x)", "    x-: {type: dirichlet, value: \"t\"}\n    x+: {type: neumann, value: \"t*t\"}\n") + "  solver: thomas-pcr\n", {257, 1, 1}, 1},
+      {"2D peaceman-rachford thomas-pcr/naive", section("peaceman-rachford", "1 + x*y/2", f2, u2, mixed2) + "  solver: {x: thomas-pcr, y: thomas-naive}\n", {33, 41, 1}, 2},
+      {"2D douglas thomas-pcr/naive", section("douglas", "1", f2, u2, dir2) + "  solver: {x: thomas-pcr, y: thomas-naive}\n", {100, 26, 1}, 2},
+      {"3D douglas variable mixed thomas-pcr/naive", section("douglas", "1 + (x + y + z)/4", "x + y*z", u3, mixed3) + "  solver: {x: thomas-pcr, y: thomas-naive, z: thomas-naive}\n", {21, 18, 25}, 3},
+      {"3D douglas dirichlet thomas-pcr, long-ish x", section("douglas", "1", "x + y*z", u3, dir3) + "  solver: {x: thomas-pcr}\n", {300, 7, 5}, 3},
+      {"3D douglas auto", section("douglas", "1", "x + y*z", u3, dir3) + "  solver: auto\n", {64, 64, 64}, 3},
   };
 }
 

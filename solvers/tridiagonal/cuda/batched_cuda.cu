@@ -34,275 +34,31 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "solvers/tridiagonal/cuda/kernel_support.cuh"
+#include "solvers/tridiagonal/cuda/thomas_pcr.cuh"
+#include "solvers/tridiagonal/cuda/thomas_smem.cuh"
+#include "solvers/tridiagonal/cuda/warp_solvers.hpp"
 
 namespace tridsim::tridiag {
 
+using namespace detail;
+
 namespace {
 
-// ---- error checking ---------------------------------------------------------------------------
+// ---- cuSPARSE error checking ----------------------------------------------------------------
 
-void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
-  if (e != cudaSuccess)
-    throw Error(std::string("CUDA error at ") + file + ":" + std::to_string(line) + " in " + what + ": " +
-                cudaGetErrorString(e));
-}
 void check_cusparse(cusparseStatus_t st, const char* what, const char* file, int line) {
   if (st != CUSPARSE_STATUS_SUCCESS)
     throw Error(std::string("cuSPARSE error at ") + file + ":" + std::to_string(line) + " in " + what + ": " +
                 cusparseGetErrorString(st));
 }
-#define TRIDIAG_CUDA(call) check_cuda((call), #call, __FILE__, __LINE__)
-#define TRIDIAG_LAUNCH(name) check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
 #define TRIDIAG_CUSPARSE(call) check_cusparse((call), #call, __FILE__, __LINE__)
 
-// ---- geometry and tuning constants ----------------------------------------------------------------
+// ---- tuning constants (the rest in thomas_smem.cuh) -----------------------------------
 
-constexpr int kWarp = 32;
-constexpr int kChunk = 32;                         // rows per pipeline stage
-constexpr int kStagesUniform = 4;                  // chunks in flight ahead of the sweep (uniform)
-constexpr int kStagesArrays = 2;                   // (general coefficients: 4 arrays per row)
-constexpr int kRing = kStagesArrays * kChunk;      // rows in the a and b rings (a power of two)
-constexpr int kRingLd = kRing + 1;                 // odd row length of a ring
 constexpr int kNaiveThreads = 128;
-constexpr int kMinBlocks = 16;                     // launch bounds: <= 128 registers per thread
 
-struct Geometry {
-  index_t n = 0;      // line length
-  index_t s = 1;      // element stride along the lines
-  index_t count = 0;  // number of lines
-  index_t nA = 1, sA = 0, sB = 0;  // line q starts at (q % nA) * sA + (q / nA) * sB
-  int ld = 1;         // shared-memory row length of one line (odd)
-  int lpw = kWarp;    // lines per warp
-};
-
-Geometry geometry(const LineSet& L) {
-  Geometry g;
-  g.n = L.length();
-  g.s = L.stride[L.axis];
-  g.count = L.count();
-  if (L.axis == 0) {
-    g.nA = L.n[1]; g.sA = L.stride[1]; g.sB = L.stride[2];
-  } else if (L.axis == 1) {
-    g.nA = L.n[0]; g.sA = 1; g.sB = L.stride[2];
-  } else {
-    g.nA = L.n[0]; g.sA = 1; g.sB = L.stride[1];
-  }
-  g.ld = int(g.n % 2 == 0 ? g.n + 1 : g.n);
-  return g;
-}
-
-// Checks shared by every entry point; false when there is nothing to do. (Same order as the CPU
-// solve_lines: an empty set of lines is accepted whatever its strides.)
-bool validate(const LineSet& L, const char* who) {
-  if (L.axis < 0 || L.axis > 2) throw Error(std::string(who) + ": axis must be 0, 1 or 2");
-  for (int a = 0; a < 3; ++a)
-    if (L.n[a] < 0) throw Error(std::string(who) + ": negative extent");
-  if (L.length() == 0 || L.count() == 0) return false;
-  if (L.stride[0] != 1) throw Error(std::string(who) + ": the x stride must be 1 (x-fastest arrays)");
-  if (L.length() > INT_MAX) throw Error(std::string(who) + ": lines longer than 2^31 - 1 elements");
-  return true;
-}
-
-// ---- device limits and kernel attributes -----------------------------------------------------------
-
-struct Limits {
-  std::size_t optin = 48 << 10;     // dynamic shared memory one block may ask for
-  std::size_t per_sm = 48 << 10;    // shared memory of one multiprocessor
-  std::size_t reserved = 0;         // shared memory the system reserves per block
-  int max_blocks = 16, max_threads = 1024;
-};
-
-int current_device() {
-  int dev = 0;
-  TRIDIAG_CUDA(cudaGetDevice(&dev));
-  return dev;
-}
-
-Limits device_limits(int dev) {
-  static std::mutex mu;
-  static std::map<int, Limits> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(dev);
-  if (it != cache.end()) return it->second;
-  Limits lim;
-  int v = 0;
-  TRIDIAG_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  lim.optin = std::size_t(v);
-  TRIDIAG_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-  lim.per_sm = std::size_t(v);
-  TRIDIAG_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrReservedSharedMemoryPerBlock, dev));
-  lim.reserved = std::size_t(v);
-  TRIDIAG_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMaxBlocksPerMultiprocessor, dev));
-  lim.max_blocks = v;
-  TRIDIAG_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-  lim.max_threads = v;
-  cache.emplace(dev, lim);
-  return lim;
-}
-
-// Allow a kernel the device's whole opt-in shared memory and prefer the largest shared-memory
-// carveout (once per kernel and device).
-template <class Kernel>
-void prepare_kernel(Kernel kernel, int dev, const Limits& lim) {
-  static std::mutex mu;
-  static std::set<std::pair<const void*, int>> done;
-  const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), dev);
-  std::lock_guard<std::mutex> lock(mu);
-  if (done.count(key)) return;
-  TRIDIAG_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(lim.optin)));
-  TRIDIAG_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    int(cudaSharedmemCarveoutMaxShared)));
-  done.insert(key);
-}
-
-// Lines per warp: as many lines resident per multiprocessor as shared memory allows (a smaller
-// warp only when it gains more than 10% resident lines). shared_memory = false when not even one
-// line fits in a block's shared memory.
-GpuLaunchPlan make_plan(int ld, bool uniform, std::size_t elem, const Limits& lim) {
-  const std::size_t per_line = uniform ? std::size_t(ld) * elem : std::size_t(2 * ld + 2 * kRingLd) * elem;
-  GpuLaunchPlan best;
-  long best_lines = 0;
-  for (int lpw = kWarp; lpw >= 1; lpw /= 2) {
-    const std::size_t smem = per_line * std::size_t(lpw);
-    if (smem > lim.optin) continue;
-    std::size_t blocks = lim.per_sm / (smem + lim.reserved);
-    blocks = std::min<std::size_t>(blocks, std::size_t(lim.max_blocks));
-    blocks = std::min<std::size_t>(blocks, std::size_t(lim.max_threads / kWarp));
-    const long lines = long(blocks) * lpw;
-    if (blocks > 0 && lines * 10 > best_lines * 11) {
-      best.shared_memory = true;
-      best.lines_per_warp = lpw;
-      best.smem_bytes = smem;
-      best.blocks_per_sm = int(blocks);
-      best_lines = lines;
-    }
-  }
-  return best;
-}
-
-// ---- device helpers ------------------------------------------------------------------------------
-
-__device__ __forceinline__ index_t line_base(const Geometry& g, index_t q) {
-  return (q % g.nA) * g.sA + (q / g.nA) * g.sB;
-}
-
-__device__ __forceinline__ int imin(int x, int y) { return x < y ? x : y; }
-
-// Asynchronous copy of one element from global to shared memory (4 or 8 bytes, through L1).
-template <class T>
-__device__ __forceinline__ void cp_async(T* dst_smem, const T* src_gmem) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4 or 8 bytes here");
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dst_smem));
-  if constexpr (sizeof(T) == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src_gmem) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src_gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Wait until at most N of this thread's commit groups are still in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-// ---- kernels: shared-memory Thomas -----------------------------------------------------------------
-
-// Run f(r) for the rows of one chunk, upwards or downwards. A full chunk is unrolled with a
-// compile-time trip count, so the shared-memory and coefficient loads of its rows (which do not
-// depend on the recurrence) are issued ahead of the dependent chain instead of one row at a time:
-// with a few warps per multiprocessor nothing else would hide their latency.
-template <class F>
-__device__ __forceinline__ void rows_up(int r0, int r1, F&& f) {
-  if (r1 - r0 == kChunk) {
-#pragma unroll
-    for (int i = 0; i < kChunk; ++i) f(r0 + i);
-  } else {
-    for (int r = r0; r < r1; ++r) f(r);
-  }
-}
-template <class F>
-__device__ __forceinline__ void rows_down(int r0, int r1, F&& f) {
-  if (r1 - r0 == kChunk) {
-#pragma unroll
-    for (int i = kChunk - 1; i >= 0; --i) f(r0 + i);
-  } else {
-    for (int r = r1 - 1; r >= r0; --r) f(r);
-  }
-}
-
-// Uniform matrix (a with a_0 = 0, inverse pivots m, cp with cp_{n-1} = 0, shared by all lines).
-template <class T, bool AlongX>
-__global__ void __launch_bounds__(kWarp, kMinBlocks)
-    thomas_uniform_smem(Geometry g, const T* __restrict__ A, const T* __restrict__ M, const T* __restrict__ CP,
-                        T* __restrict__ d) {
-  constexpr int D = kStagesUniform;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* const buf = reinterpret_cast<T*>(smem_raw);
-  const int lane = int(threadIdx.x);
-  const index_t q0 = index_t(blockIdx.x) * g.lpw;
-  const int nl = int(g.count - q0 < index_t(g.lpw) ? g.count - q0 : index_t(g.lpw));
-  const bool active = lane < nl;
-  const index_t base = active ? line_base(g, q0 + lane) : 0;
-  const int n = int(g.n), ld = g.ld, nchunks = (n + kChunk - 1) / kChunk;
-  const index_t s = g.s;
-  T* const my = buf + (active ? lane : 0) * ld;
-
-  auto issue = [&](int k) {
-    if (k < nchunks) {
-      const int r0 = k * kChunk;
-      if constexpr (AlongX) {  // row r0 + lane of every line of the warp
-        const int r = r0 + lane;
-        for (int l = 0; l < nl; ++l) {
-          const index_t bl = __shfl_sync(0xffffffffu, base, l);
-          if (r < n) cp_async(buf + l * ld + r, d + bl + r);
-        }
-      } else if (active) {  // rows r0.. of the lane's own line (a warp-wide contiguous run each)
-        const int r1 = imin(n, r0 + kChunk);
-        for (int r = r0; r < r1; ++r) cp_async(my + r, d + base + index_t(r) * s);
-      }
-    }
-    cp_async_commit();  // one group per chunk (empty past the end) keeps the wait count constant
-  };
-
-  for (int k = 0; k < D; ++k) issue(k);
-  T prev = T(0);
-  for (int k = 0; k < nchunks; ++k) {
-    cp_async_wait<D - 1>();  // chunk k has landed (for this lane's copies) ...
-    if constexpr (AlongX) __syncwarp();  // ... and for the other lanes' copies
-    if (active)
-      rows_up(k * kChunk, imin(n, (k + 1) * kChunk), [&](int r) {
-        // (d_r - a_r prev) m_r with one fused multiply-add on the dependent chain
-        const T mr = __ldg(M + r);
-        prev = fma(-(__ldg(A + r) * mr), prev, my[r] * mr);
-        my[r] = prev;
-      });
-    issue(k + D);
-  }
-
-  T next = T(0);
-  for (int k = nchunks - 1; k >= 0; --k) {
-    const int r0 = k * kChunk, r1 = imin(n, r0 + kChunk);
-    if constexpr (!AlongX) {  // straight out: row r of the warp's lines is one contiguous run
-      if (active)
-        rows_down(r0, r1, [&](int r) {
-          next = my[r] - __ldg(CP + r) * next;
-          d[base + index_t(r) * s] = next;
-        });
-    } else {  // into shared memory, then out line by line (32 consecutive elements per store)
-      if (active)
-        rows_down(r0, r1, [&](int r) {
-          next = my[r] - __ldg(CP + r) * next;
-          my[r] = next;
-        });
-      __syncwarp();
-      const int r = r0 + lane;
-      for (int l = 0; l < nl; ++l) {
-        const index_t bl = __shfl_sync(0xffffffffu, base, l);
-        if (r < n) d[bl + r] = buf[l * ld + r];
-      }
-    }
-  }
-}
+// ---- kernels: shared-memory Thomas with general coefficients ---------------------------------
 
 // General coefficients a, b, c (arrays in the layout of d). c is turned into c' in place in
 // shared memory, d into d'; a and b pass through rings of kRing rows.
@@ -509,35 +265,11 @@ __global__ void fill_coefficients(Geometry g, const T* __restrict__ A, const T* 
 
 // ---- launches ---------------------------------------------------------------------------------------
 
-unsigned grid_size(index_t blocks) {
-  if (blocks > index_t(INT_MAX)) throw Error("tridiagonal solver (cuda): too many lines for one launch");
-  return unsigned(blocks);
-}
-
-// Launch a shared-memory Thomas kernel: the transposing variant for lines along x, the direct
-// one for y/z (both have the same signature), `plan.lines_per_warp` lines per warp.
-template <class Kernel, class... Args>
-void launch_smem(const LineSet& L, Geometry g, const GpuLaunchPlan& plan, int dev, const Limits& lim,
-                 Kernel along_x, Kernel along_yz, cudaStream_t stream, Args... args) {
-  g.lpw = plan.lines_per_warp;
-  const unsigned blocks = grid_size((g.count + g.lpw - 1) / g.lpw);
-  const Kernel kernel = L.axis == 0 ? along_x : along_yz;
-  prepare_kernel(kernel, dev, lim);
-  kernel<<<blocks, kWarp, plan.smem_bytes, stream>>>(g, args...);
-}
-
 template <class T>
 void launch_uniform(const LineSet& L, const T* A, const T* M, const T* CP, T* d, cudaStream_t stream,
                     GpuAlgorithm alg) {
+  if (alg == GpuAlgorithm::thomas && launch_uniform_smem(L, A, M, CP, d, AssignStore<T>{d}, stream)) return;
   const Geometry g = geometry(L);
-  const int dev = current_device();
-  const Limits lim = device_limits(dev);
-  const GpuLaunchPlan plan = make_plan(g.ld, true, sizeof(T), lim);
-  if (alg == GpuAlgorithm::thomas && plan.shared_memory) {
-    launch_smem(L, g, plan, dev, lim, thomas_uniform_smem<T, true>, thomas_uniform_smem<T, false>, stream, A, M, CP, d);
-    TRIDIAG_LAUNCH("thomas_uniform_smem");
-    return;
-  }
   const unsigned blocks = grid_size((g.count + kNaiveThreads - 1) / kNaiveThreads);
   thomas_uniform_global<T><<<blocks, kNaiveThreads, 0, stream>>>(g, A, M, CP, d);
   TRIDIAG_LAUNCH("thomas_uniform_global");
@@ -642,12 +374,20 @@ std::atomic<std::uint64_t> next_matrix_id{1};
 template <class T>
 UniformMatrixDevice<T>::UniformMatrixDevice(const UniformMatrix<T>& M) : n_(M.size()), id_(next_matrix_id++) {
   if (n_ == 0) return;
-  std::vector<T> host(3 * std::size_t(n_));
-  std::copy(M.a(), M.a() + n_, host.begin());
-  std::copy(M.m(), M.m() + n_, host.begin() + n_);
-  std::copy(M.cp(), M.cp() + n_, host.begin() + 2 * n_);
-  host[0] = T(0);               // a_0 is not part of the matrix
-  host[3 * n_ - 1] = T(0);      // nor is c_{n-1} (cp_{n-1} multiplies x_n = 0 in the back sweep)
+  const std::size_t n = std::size_t(n_);
+  // a, m, cp; the rows b, c rebuilt from them; the scan table
+  std::vector<T> host(5 * n + 5 * std::size_t(detail::uniform_scan_plane(n_)));
+  std::copy(M.a(), M.a() + n, host.begin());
+  std::copy(M.m(), M.m() + n, host.begin() + n);
+  std::copy(M.cp(), M.cp() + n, host.begin() + 2 * n);
+  host[0] = T(0);          // a_0 is not part of the matrix
+  host[3 * n - 1] = T(0);  // nor is c_{n-1} (cp_{n-1} multiplies x_n = 0 in the back sweep)
+  for (std::size_t r = 0; r < n; ++r) {  // b_r = 1/m_r + a_r cp_{r-1}, c_r = cp_r / m_r
+    const double pivot = 1.0 / double(host[n + r]);
+    host[3 * n + r] = T(pivot + (r > 0 ? double(host[r]) * double(host[2 * n + r - 1]) : 0.0));
+    host[4 * n + r] = T(double(host[2 * n + r]) * pivot);
+  }
+  detail::uniform_scan_table<T>(n_, host.data(), host.data() + n, host.data() + 2 * n, host.data() + 5 * n);
   TRIDIAG_CUDA(cudaMalloc(reinterpret_cast<void**>(&data_), sizeof(T) * host.size()));
   const cudaError_t e = cudaMemcpy(data_, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice);
   if (e != cudaSuccess) {
@@ -802,22 +542,30 @@ void solve_lines_cuda(const LineSet& L, const UniformMatrixDevice<T>& M, T* d, c
   if (M.size() != L.length())
     throw Error("tridiagonal solver (cuda): the uniform matrix has " + std::to_string(M.size()) +
                 " rows but the lines have length " + std::to_string(L.length()));
+  alg = resolve_gpu_algorithm(alg, L, true, sizeof(T));
   if (alg == GpuAlgorithm::cusparse) {
     thread_baseline().solve<T>(L, M, d, stream);
-    return;
+  } else if (alg == GpuAlgorithm::thomas_pcr || alg == GpuAlgorithm::pcr) {
+    const RowSource<T> rows{true, M.a(), M.b(), M.c(), M.scan()};
+    alg == GpuAlgorithm::pcr ? launch_pcr<T>(L, rows, d, stream) : launch_thomas_pcr<T>(L, rows, d, stream);
+  } else {
+    launch_uniform<T>(L, M.a(), M.m(), M.cp(), d, stream, alg);
   }
-  launch_uniform<T>(L, M.a(), M.m(), M.cp(), d, stream, alg);
 }
 
 template <class T>
 void solve_lines_cuda(const LineSet& L, const T* a, const T* b, const T* c, T* d, cudaStream_t stream,
                       GpuAlgorithm alg) {
   if (!validate(L, "tridiagonal solver (cuda)")) return;
+  alg = resolve_gpu_algorithm(alg, L, false, sizeof(T));
   if (alg == GpuAlgorithm::cusparse) {
     thread_baseline().solve<T>(L, a, b, c, d, stream, false);
-    return;
+  } else if (alg == GpuAlgorithm::thomas_pcr || alg == GpuAlgorithm::pcr) {
+    const RowSource<T> rows{false, a, b, c};
+    alg == GpuAlgorithm::pcr ? launch_pcr<T>(L, rows, d, stream) : launch_thomas_pcr<T>(L, rows, d, stream);
+  } else {
+    launch_arrays<T>(L, a, b, c, d, stream, alg);
   }
-  launch_arrays<T>(L, a, b, c, d, stream, alg);
 }
 
 template <class T>

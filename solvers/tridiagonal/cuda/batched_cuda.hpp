@@ -28,7 +28,13 @@
 //  - thomas_naive: the paper's naive solver: one thread per line, d' overwritten in place in
 //    global memory (and c' in a scratch array for general coefficients). Coalesced only for
 //    y/z lines. Kept as a reference point and as the fallback for very long lines.
+//  - thomas_pcr: the Thomas–PCR hybrid, one warp per line held in registers (warp_solvers.hpp);
+//    lines of at most 512 points. Fastest on x lines of up to a few hundred points.
+//  - pcr: parallel cyclic reduction, one thread per row (lines of at most 1024 points).
 //  - cusparse: the cuSPARSE baseline (see CusparseTridiagonal below).
+//  - automatic: the fastest of these for the axis, line length, batch size and precision, by
+//    the table measured on an H100 (gpu_selection.cpp, written by tools/gpu_selection_table.py
+//    from the line-solver benchmark).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,11 +43,15 @@
 
 #include "core/types.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
+#include "solvers/tridiagonal/gpu_algorithm.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 
 namespace tridsim::tridiag {
 
-enum class GpuAlgorithm { thomas, cusparse, thomas_naive };
+// Whether `alg` can solve lines of L (line-length limits of thomas_pcr and pcr, cuSPARSE layouts).
+bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L);
+// What `automatic` runs for L (never automatic), from the measured table; any other alg as it is.
+GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool uniform, std::size_t elem_bytes);
 
 // Device copies of the factorization of a UniformMatrix (a with a_0 = 0, inverse pivots m,
 // modified upper diagonal cp with cp_{n-1} = 0). Uploads on construction (synchronously, on the
@@ -61,11 +71,14 @@ class UniformMatrixDevice {
   const T* a() const { return data_; }
   const T* m() const { return data_ + n_; }
   const T* cp() const { return data_ + 2 * n_; }
+  const T* b() const { return data_ + 3 * n_; }  // the rows (b, and c with c_{n-1} = 0), rebuilt
+  const T* c() const { return data_ + 4 * n_; }  // from the factorization for the PCR solvers
+  const T* scan() const { return data_ + 5 * n_; }  // the table of thomas_pcr's warp-scan form
   // A number unique to this upload (caches of derived data key on it, not on addresses).
   std::uint64_t id() const { return id_; }
 
  private:
-  T* data_ = nullptr;  // a, m, cp back to back
+  T* data_ = nullptr;  // a, m, cp, b, c, then the scan table
   index_t n_ = 0;
   std::uint64_t id_ = 0;
 };

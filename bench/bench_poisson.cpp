@@ -1,0 +1,84 @@
+// Fast Poisson solvers on the CPU (solvers/cyclic_reduction/poisson.hpp): one solve of
+// -Lap u = f with zero Dirichlet values, every method (bcr, bcr4, fft through FFTW), float and
+// double, on
+//   poisson2d/<method>/<precision>/n        n x n interior nodes, n = 127 ... 8191,
+//   poisson3d/<method>/<precision>/n        n^3, n = 31 ... 511,
+//   thesis/<method>/<precision>/N/Q         N blocks of size Q (N rows of Q nodes along x),
+//                                           the geometries of Vouronikou & Zisiou (2013).
+// Counters: points/s (interior nodes per second) and bytes/s, the minimal traffic of a solve
+// (read f, write u: 2 * sizeof(T) per node), to be read against the machine's copy bandwidth.
+// The solve works in place; each iteration starts from the same f (the copy is not timed).
+// Select with --benchmark_filter, e.g. 'poisson2d/.*/double/4095$'.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+
+#include "core/aligned.hpp"
+#include "core/fp_env.hpp"
+#include "solvers/cyclic_reduction/poisson.hpp"
+
+namespace {
+
+using namespace tridsim;
+
+template <class T>
+void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::array<index_t, 3> m) {
+  cr::PoissonBox b;
+  b.dim = dim;
+  b.m = m;
+  for (int a = 0; a < dim; ++a) b.h[a] = 1.0 / double(m[a] + 1);
+  const cr::PoissonSolver<T> solver(b, method, /*fft_measure=*/true);
+  AlignedVector<T> f(b.size()), u(b.size());
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (auto& v : f) v = T(dist(rng));
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::copy(f.begin(), f.end(), u.begin());
+    state.ResumeTiming();
+    solver.solve(u.data());
+    benchmark::DoNotOptimize(u.data());
+    benchmark::ClobberMemory();
+  }
+  const double points = double(b.size());
+  state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class T>
+void register_all(const char* precision) {
+  const cr::PoissonMethod methods[] = {cr::PoissonMethod::bcr, cr::PoissonMethod::bcr4, cr::PoissonMethod::fft};
+  for (cr::PoissonMethod method : methods) {
+    const std::string name = cr::to_string(method);
+    for (index_t n = 127; n <= 8191; n = 2 * n + 1)
+      benchmark::RegisterBenchmark(("poisson2d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
+                                   [=](benchmark::State& s) { solve<T>(s, method, 2, {n, n, 1}); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    for (index_t n = 31; n <= 511; n = 2 * n + 1)
+      benchmark::RegisterBenchmark(("poisson3d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
+                                   [=](benchmark::State& s) { solve<T>(s, method, 3, {n, n, n}); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    for (index_t N = 3; N <= 127; N = 2 * N + 1)
+      for (index_t Q = 127; Q <= 4095; Q = 2 * Q + 1)
+        benchmark::RegisterBenchmark(
+            ("thesis/" + name + "/" + precision + "/" + std::to_string(N) + "/" + std::to_string(Q)).c_str(),
+            [=](benchmark::State& s) { solve<T>(s, method, 2, {Q, N, 1}); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tridsim::flush_subnormals_to_zero();  // as the tridsim driver does
+  register_all<double>("double");
+  register_all<float>("float");
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

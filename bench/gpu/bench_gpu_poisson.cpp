@@ -1,0 +1,104 @@
+// Fast Poisson solvers on the GPU (solvers/cyclic_reduction/cuda/poisson_cuda.hpp): one solve of
+// -Lap u = f with zero Dirichlet values, device-resident data, every method (bcr, bcr4, and
+// fft through cuFFT, the baseline), float and double, on
+//   gpu_poisson2d/<method>/<precision>/n     n x n interior nodes, n = 127 ... 8191,
+//   gpu_poisson3d/<method>/<precision>/n     n^3, n = 31 ... 511,
+//   gpu_thesis/<method>/<precision>/N/Q      N blocks of size Q (Vouronikou & Zisiou 2013).
+// Each iteration is timed with CUDA events around the solve alone (manual time); the copy of f
+// that every iteration starts from is outside the events. Counters: points/s and bytes/s, the
+// minimal traffic of a solve (read f, write u: 2 * sizeof(T) per node), against the device's
+// copy bandwidth (bench_gpu_line_solvers prints it). Without a device it prints a note and exits 0.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "solvers/cyclic_reduction/cuda/poisson_cuda.hpp"
+
+namespace {
+
+using namespace tridsim;
+
+template <class T>
+void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::array<index_t, 3> m) {
+  cr::PoissonBox b;
+  b.dim = dim;
+  b.m = m;
+  for (int a = 0; a < dim; ++a) b.h[a] = 1.0 / double(m[a] + 1);
+  cr::PoissonCuda<T> solver(b, method);
+  std::vector<T> f(b.size());
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (auto& v : f) v = T(dist(rng));
+  T *df = nullptr, *du = nullptr;
+  if (cudaMalloc(reinterpret_cast<void**>(&df), sizeof(T) * f.size()) != cudaSuccess ||
+      cudaMalloc(reinterpret_cast<void**>(&du), sizeof(T) * f.size()) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc failed");
+    return;
+  }
+  cudaMemcpy(df, f.data(), sizeof(T) * f.size(), cudaMemcpyHostToDevice);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (auto _ : state) {
+    cudaMemcpy(du, df, sizeof(T) * f.size(), cudaMemcpyDeviceToDevice);
+    cudaEventRecord(start);
+    solver.solve(du);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(double(ms) * 1e-3);
+  }
+  if (cudaGetLastError() != cudaSuccess) state.SkipWithError("CUDA error");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaFree(df);
+  cudaFree(du);
+  const double points = double(b.size());
+  state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class T>
+void register_all(const char* precision) {
+  for (cr::PoissonMethod method : {cr::PoissonMethod::bcr, cr::PoissonMethod::bcr4, cr::PoissonMethod::fft}) {
+    const std::string name = cr::to_string(method);
+    for (index_t n = 127; n <= 8191; n = 2 * n + 1)
+      benchmark::RegisterBenchmark(("gpu_poisson2d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
+                                   [=](benchmark::State& s) { solve<T>(s, method, 2, {n, n, 1}); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseManualTime();
+    for (index_t n = 31; n <= 511; n = 2 * n + 1)
+      benchmark::RegisterBenchmark(("gpu_poisson3d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
+                                   [=](benchmark::State& s) { solve<T>(s, method, 3, {n, n, n}); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseManualTime();
+    for (index_t N = 3; N <= 127; N = 2 * N + 1)
+      for (index_t Q = 127; Q <= 4095; Q = 2 * Q + 1)
+        benchmark::RegisterBenchmark(
+            ("gpu_thesis/" + name + "/" + precision + "/" + std::to_string(N) + "/" + std::to_string(Q)).c_str(),
+            [=](benchmark::State& s) { solve<T>(s, method, 2, {Q, N, 1}); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseManualTime();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("bench_gpu_poisson: no CUDA device, nothing to measure\n");
+    return 0;
+  }
+  register_all<double>("double");
+  register_all<float>("float");
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,191 @@
+#include "physics/bvp/bvp.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/errors.hpp"
+#include "physics/heat/boundary.hpp"
+#include "solvers/recurrence/divide_conquer.hpp"
+#include "solvers/recurrence/sequential.hpp"
+#include "tridsim_build_info.hpp"
+#if TRIDSIM_HAVE_CUDA
+#include "solvers/recurrence/cuda/recurrence_cuda.hpp"
+#endif
+
+namespace tridsim {
+
+template <class T>
+BvpModule<T>::BvpModule() = default;
+template <class T>
+BvpModule<T>::~BvpModule() = default;
+
+template <class T>
+void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+  g_ = grid;
+  t0_ = t0;
+  if (grid.dim != 1) s.fail("", "the bvp module solves a two-point problem: grid.n must have one entry, e.g. [1048577]");
+
+  // 1. Algorithm and arithmetic (u is stored in the deck's precision; the arithmetic must fit it).
+  const auto algo = rec::parse_algorithm(s.get_or<std::string>("algorithm", "auto"));
+  if (!algo) s.fail("algorithm", "expected auto, sequential or divide-and-conquer");
+  algorithm_ = *algo;
+  const auto arith = rec::parse_arithmetic(s.get_or<std::string>("arithmetic", "auto"));
+  if (!arith) s.fail("arithmetic", "expected auto, double, float, mixed or compensated");
+  arithmetic_ = *arith;
+  constexpr bool is_double = std::is_same_v<T, double>;
+  if (arithmetic_ == rec::Arithmetic::automatic)
+    arithmetic_ = is_double ? rec::Arithmetic::float64 : rec::Arithmetic::compensated;
+  if (rec::stores_double(arithmetic_) != is_double)
+    s.fail("arithmetic", std::string("arithmetic ") + rec::to_string(arithmetic_) + " stores u in " +
+                             (is_double ? "float" : "double") + " but the deck's precision is " +
+                             (is_double ? "double" : "float") + " (double needs precision: double; float, mixed and " +
+                             "compensated need precision: float)");
+  if (algorithm_ == rec::Algorithm::automatic)  // below a few thousand unknowns threads cost more than they save
+    algorithm_ = grid.n[0] < 8192 ? rec::Algorithm::sequential : rec::Algorithm::divide_and_conquer;
+  if (algorithm_ == rec::Algorithm::sequential &&
+      (arithmetic_ == rec::Arithmetic::mixed || arithmetic_ == rec::Arithmetic::compensated))
+    s.fail("arithmetic", std::string("the sequential algorithm runs in one precision (double or float), not ") +
+                             rec::to_string(arithmetic_));
+  column_length_ = s.get_or<long>("column_length", 0L);
+  s.require(column_length_ >= 0, "column_length", column_length_, "0 (the default) or a positive number of elements");
+
+  // 2. Backend: cuda runs the divide-and-conquer steps on the device, carries there or on the host.
+  gpu_ = ctx.backend == "cuda";
+  const std::string carries = s.get_or<std::string>("carries", "device");
+  if (carries != "device" && carries != "host") s.fail("carries", "expected device (a scan on the GPU) or host (the paper's hybrid)");
+  gpu_host_carries_ = carries == "host";
+  if (gpu_) {
+#if !TRIDSIM_HAVE_CUDA
+    throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
+#endif
+    if (algorithm_ == rec::Algorithm::sequential)
+      s.fail("algorithm", "backend cuda runs divide-and-conquer only (the sequential A1 is the CPU's)");
+  }
+
+  // 3. Boundary conditions (x- and x+, constant values) and the right-hand side.
+  Boundary bc;
+  bc.read(s, grid, ctx.constants);
+  bvp::EndCondition ends[2];
+  for (int side = 0; side < 2; ++side) {
+    const Face& f = bc.face(0, side);
+    if (f.value.uses_time())
+      s.fail("boundary", "the problem is steady: boundary values may not use t");
+    ends[side] = {f.kind == BoundaryKind::dirichlet, f.value(grid.coord(0, f.fixed), 0, 0, t0)};
+  }
+  if (!ends[0].dirichlet && !ends[1].dirichlet)
+    s.fail("boundary", "Neumann at both ends leaves u undetermined up to a constant: make x- or x+ dirichlet");
+  const index_t N = grid.n[0];
+  if (ends[0].dirichlet && ends[1].dirichlet && N < 3)
+    s.fail("", "grid.n: two Dirichlet ends need at least 3 nodes (one unknown between them)");
+  const Expression f = Expression::from_deck(s, "source", ctx.constants);
+  if (f.uses_time()) s.fail("source", "the problem is steady: f may use x but not t");
+  if (s.has("exact")) {
+    exact_ = Expression::from_deck(s, "exact", ctx.constants);
+    if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
+  }
+  u_.assign(N, T(0));
+  f.fill(grid, t0, u_.data());
+  for (index_t i = 0; i < N; ++i)
+    if (!std::isfinite(double(u_[i]))) s.fail("source", "has a value that is not finite (NaN or Inf) at x = " +
+                                                             std::to_string(grid.coord(0, i)));
+  T* u = u_.data();
+  system_ = bvp::assemble<T>(N, grid.lo[0], grid.hi[0], ends[0], ends[1], [u](index_t i) { return double(u[i]); }, u);
+}
+
+template <class T>
+void BvpModule<T>::step(double /*t*/, double /*dt*/) {
+  if (solved_) return;  // steady: one solve
+  T* d = u_.data() + system_.first;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (gpu_) {
+#if TRIDSIM_HAVE_CUDA
+    using rec::cuda::Carries;
+    rec::cuda::GpuSolver<T> solver(arithmetic_, gpu_host_carries_ ? Carries::host : Carries::device);
+    solve_s_ = solver.solve_host(d, system_.m, system_.ends);  // device time of the solve alone
+#endif
+  } else {
+    if (algorithm_ == rec::Algorithm::sequential) rec::solve_sequential(d, system_.m, system_.ends);
+    else if (column_length_ > 0) rec::solve_divide_conquer(d, system_.m, system_.ends, arithmetic_, column_length_);
+    else rec::solve_divide_conquer(d, system_.m, system_.ends, arithmetic_);
+    solve_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  bvp::finish(system_, g_.n[0], u_.data());  // the linear lift of two Dirichlet values
+  solved_ = true;
+}
+
+// Error norms against the exact solution, evaluated on the fly (no array of exact values, so
+// that n = 2^28 needs no more memory than u).
+template <class T>
+void BvpModule<T>::compute_errors() {
+  if (errors_done_ || !exact_ || !solved_) return;
+  double sq = 0, ex2 = 0, mx = 0;
+  const index_t N = g_.n[0];
+#pragma omp parallel reduction(+ : sq, ex2) reduction(max : mx)
+  {
+    const Expression local(*exact_);
+#pragma omp for schedule(static)
+    for (index_t i = 0; i < N; ++i) {
+      const double ex = local(g_.coord(0, i), 0, 0, t0_), e = double(u_[i]) - ex;
+      sq += e * e;
+      ex2 += ex * ex;
+      mx = std::max(mx, std::abs(e));
+    }
+  }
+  err_l2_ = std::sqrt(sq / double(N));
+  err_max_ = mx;
+  err_rel_ = ex2 > 0 ? std::sqrt(sq / ex2) : std::sqrt(sq);
+  errors_done_ = true;
+}
+
+template <class T>
+std::optional<double> BvpModule<T>::relative_error() {
+  compute_errors();
+  if (!errors_done_) return std::nullopt;
+  return err_rel_;
+}
+
+template <class T>
+std::vector<FieldRef> BvpModule<T>::fields() {
+  std::vector<FieldRef> out{{"u", precision_of<T>(), u_.data()}};
+  if (exact_ && solved_) {  // the error field only when a writer asks for fields
+    if (err_.empty()) {
+      err_.resize(u_.size());
+      exact_->fill(g_, t0_, err_.data());
+#pragma omp parallel for simd
+      for (index_t i = 0; i < index_t(u_.size()); ++i) err_[i] = u_[i] - err_[i];
+    }
+    out.push_back({"error", precision_of<T>(), err_.data()});
+  }
+  return out;
+}
+
+template <class T>
+std::vector<Diagnostic> BvpModule<T>::diagnostics(double /*t*/) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+  const index_t N = index_t(u_.size());
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : sum)
+  for (index_t i = 0; i < N; ++i) {
+    lo = std::min(lo, double(u_[i]));
+    hi = std::max(hi, double(u_[i]));
+    sum += double(u_[i]);
+  }
+  if (std::isnan(sum)) lo = hi = sum;  // min and max skip NaN; make it visible
+  std::vector<Diagnostic> d{{"u_min", lo}, {"u_max", hi}, {"u_mean", sum / double(N)}, {"solve_s", solve_s_}};
+  if (auto rel = relative_error()) d.push_back({"relative_error", *rel});
+  return d;
+}
+
+template <class T>
+std::optional<ErrorNorms> BvpModule<T>::error_norms(double /*t*/) {
+  compute_errors();
+  if (!errors_done_) return std::nullopt;
+  return ErrorNorms{"u", err_l2_, err_max_};
+}
+
+template class BvpModule<float>;
+template class BvpModule<double>;
+
+}  // namespace tridsim

@@ -1,0 +1,396 @@
+#include "physics/glioma/glioma.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <numbers>
+
+#include <spdlog/spdlog.h>
+
+#include "physics/glioma/face_lines.hpp"
+#include "physics/glioma/glioma_gpu.hpp"
+#include "physics/glioma/tissue.hpp"
+#include "solvers/tridiagonal/batched.hpp"
+#include "tridsim_build_info.hpp"
+
+namespace tridsim {
+
+namespace {
+
+// Face diffusivity: harmonic mean, 0 next to a node with D = 0 (no flux). Exactly symmetric in
+// its arguments, so a face has one value whichever node asks: the CPU's face arrays and the
+// GPU's means recomputed from D agree bitwise, and the operator is symmetric (conservative).
+template <class T>
+using Lines = tridiag::DiffusionCoeffs<T, tridiag::FaceMean::harmonic>;
+template <class T>
+T face(T a, T b) {
+  return Lines<T>::face(a, b);
+}
+
+// The exact flow of dc/dt = rho c (1 - c) over tau: c -> c E / (1 + c (E - 1)), E = exp(rho tau).
+template <class T>
+struct Logistic {
+  T e, em1;
+  Logistic(double rho, double tau) : e(T(std::exp(rho * tau))), em1(T(std::expm1(rho * tau))) {}
+  T operator()(T c) const { return c * e / (T(1) + c * em1); }
+};
+
+// The directory of the deck file, from a node's "file:line" location ("" if not from a file).
+std::string deck_directory(const DeckNode& s) {
+  std::string w = s.where();
+  const auto colon = w.rfind(':');
+  if (colon != std::string::npos && colon + 1 < w.size() &&
+      std::all_of(w.begin() + long(colon) + 1, w.end(), [](char ch) { return std::isdigit(ch); }))
+    w.resize(colon);
+  if (w.starts_with("command line")) return "";
+  return std::filesystem::path(w).parent_path().string();
+}
+
+}  // namespace
+
+#if !TRIDSIM_HAVE_CUDA
+template <class T>
+struct GliomaGpu<T>::Impl {};
+template <class T>
+GliomaGpu<T>::~GliomaGpu() = default;
+#endif
+
+template <class T>
+GliomaModule<T>::GliomaModule() = default;
+template <class T>
+GliomaModule<T>::~GliomaModule() = default;
+
+// ---- setup ---------------------------------------------------------------------------------
+
+template <class T>
+void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+  g_ = grid;
+  const index_t N = grid.size();
+  // 1. Scheme and parameters.
+  const std::string scheme = s.get_or<std::string>("scheme", "strang-adi");
+  if (scheme == "strang-adi") scheme_ = Scheme::strang_adi;
+  else if (scheme == "explicit") scheme_ = Scheme::explicit_euler;
+  else s.fail("scheme", "expected strang-adi (Strang splitting, exact reaction, Douglas ADI) or explicit (forward Euler), got '" + scheme + "'");
+  D_white_ = s.get<double>("D_white");
+  s.require(D_white_ >= 0 && std::isfinite(D_white_), "D_white", D_white_, "a finite diffusivity >= 0 (mm^2/day)");
+  D_grey_ = s.get<double>("D_grey");
+  s.require(D_grey_ >= 0 && std::isfinite(D_grey_), "D_grey", D_grey_, "a finite diffusivity >= 0 (mm^2/day)");
+  rho_ = s.get<double>("rho");
+  s.require(rho_ >= 0 && std::isfinite(rho_), "rho", rho_, "a finite proliferation rate >= 0 (1/day)");
+  if (auto th = s.maybe_child("thresholds")) {
+    t1_ = th->get_or<double>("t1", t1_);
+    flair_ = th->get_or<double>("flair", flair_);
+    th->require(t1_ > 0 && t1_ <= 1, "t1", t1_, "a density in (0, 1]");
+    th->require(flair_ > 0 && flair_ <= 1, "flair", flair_, "a density in (0, 1]");
+  }
+
+  // 2. Tissue: white and grey fractions, D = D_white * white + D_grey * grey (0 elsewhere).
+  const DeckNode tissue = s.child("tissue");
+  const std::string dir = deck_directory(s);
+  std::vector<double> white(N), grey(N);
+  for (auto [key, map] : {std::pair{"white", &white}, std::pair{"grey", &grey}}) {
+    glioma::read_tissue_map(tissue, key, grid, ctx.constants, dir, map->data());
+    const auto [lo, hi] = std::minmax_element(map->begin(), map->end());
+    if (!(*lo >= -1e-9 && *hi <= 1 + 1e-9))  // (NaN fails too)
+      tissue.fail(key, "must be a fraction in [0, 1] at every node, got values in [" + std::to_string(*lo) + ", " +
+                           std::to_string(*hi) + "]");
+  }
+  white_.resize(N);
+  grey_.resize(N);
+  D_.resize(N);
+  for (index_t i = 0; i < N; ++i) {
+    white_[i] = T(std::clamp(white[i], 0.0, 1.0));
+    grey_[i] = T(std::clamp(grey[i], 0.0, 1.0));
+    D_[i] = T(D_white_ * double(white_[i]) + D_grey_ * double(grey_[i]));
+  }
+
+  // 3. Initial density: a Gaussian seed or an expression; none outside the tissue.
+  c_.assign(N, T(0));
+  if (s.has("seed") == s.has("initial")) s.fail("seed", "give exactly one of 'seed' (a Gaussian) or 'initial' (an expression)");
+  if (auto seed = s.maybe_child("seed")) {
+    const auto center = seed->get<std::vector<double>>("center");
+    if (center.size() != std::size_t(grid.dim))
+      seed->fail("center", "expected " + std::to_string(grid.dim) + " coordinates (one per grid axis)");
+    const double width = seed->get<double>("width"), peak = seed->get<double>("peak");
+    seed->require(width > 0 && std::isfinite(width), "width", width, "a positive length (the Gaussian's standard deviation)");
+    seed->require(peak > 0 && peak <= 1, "peak", peak, "a density in (0, 1]");
+#pragma omp parallel for collapse(2)
+    for (index_t k = 0; k < grid.n[2]; ++k)
+      for (index_t j = 0; j < grid.n[1]; ++j)
+        for (index_t i = 0; i < grid.n[0]; ++i) {
+          const index_t ijk[3] = {i, j, k};
+          double r2 = 0;
+          for (int a = 0; a < grid.dim; ++a) {
+            const double d = grid.coord(a, ijk[a]) - center[std::size_t(a)];
+            r2 += d * d;
+          }
+          c_[grid.index(i, j, k)] = T(peak * std::exp(-0.5 * r2 / (width * width)));
+        }
+  } else {
+    const Expression initial = Expression::from_deck(s, "initial", ctx.constants);
+    if (initial.uses_time()) s.fail("initial", "is the density at the start time: it may use x, y, z but not t");
+    initial.fill(grid, t0, c_.data());
+    const auto [lo, hi] = std::minmax_element(c_.begin(), c_.end());
+    if (!(*lo >= 0 && *hi <= 1)) s.fail("initial", "must be a density in [0, 1] at every node");
+  }
+  for (index_t i = 0; i < N; ++i)
+    if (!(white_[i] + grey_[i] > 0)) c_[i] = 0;
+
+  // 4. The explicit scheme's limit: forward Euler keeps 0 <= c <= 1 (and is stable) while
+  //    dt (sum of the node's face diffusivities / h^2 + rho) <= 1 at every node.
+  double worst = 0;
+#pragma omp parallel for collapse(2) reduction(max : worst)
+  for (index_t k = 0; k < grid.n[2]; ++k)
+    for (index_t j = 0; j < grid.n[1]; ++j)
+      for (index_t i = 0; i < grid.n[0]; ++i) {
+        const index_t ijk[3] = {i, j, k}, o = grid.index(i, j, k);
+        double sum = 0;
+        for (int a = 0; a < grid.dim; ++a) {
+          const index_t st = grid.strides()[a], p = ijk[a], n = grid.n[a];
+          const double right = p + 1 < n ? double(face(D_[o], D_[o + st])) : 0.0;
+          const double left = p > 0 ? double(face(D_[o], D_[o - st])) : 0.0;
+          sum += (p == 0 ? 2 * right : p == n - 1 ? 2 * left : left + right) / (grid.h(a) * grid.h(a));
+        }
+        worst = std::max(worst, sum);
+      }
+  explicit_limit_ = worst + rho_ > 0 ? 1.0 / (worst + rho_) : std::numeric_limits<double>::infinity();
+  spdlog::info("glioma: explicit (forward Euler) stability limit on this grid: dt <= {:.4g}{}", explicit_limit_,
+               scheme_ == Scheme::strang_adi ? " (strang-adi has none)" : "");
+
+  // 5. The cuda backend: c and D move to the device for the whole run. The CPU keeps the face
+  //    diffusivities of each axis (F_a[o]: between o and o + stride; 0 at a line's end) instead
+  //    of recomputing harmonic means in every sweep.
+  if (ctx.backend != "cuda") {
+    if (grid.dim > 1 || scheme_ == Scheme::explicit_euler) work_.resize(N);
+    for (int a = 0; a < grid.dim; ++a) {
+      F_[a].resize(N);
+      const index_t st = grid.strides()[a], n = grid.n[a];
+      T* F = F_[a].data();
+      const T* D = D_.data();
+#pragma omp parallel for collapse(2)
+      for (index_t k = 0; k < grid.n[2]; ++k)
+        for (index_t j = 0; j < grid.n[1]; ++j)
+          for (index_t i = 0; i < grid.n[0]; ++i) {
+            const index_t ijk[3] = {i, j, k}, o = grid.index(i, j, k);
+            F[o] = ijk[a] + 1 < n ? face(D[o], D[o + st]) : T(0);
+          }
+    }
+  } else {
+#if TRIDSIM_HAVE_CUDA
+    gpu_ = std::make_unique<GliomaGpu<T>>(grid, D_.data(), rho_);
+    gpu_->upload_c(c_.data());
+#else
+    throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
+#endif
+  }
+}
+
+template <class T>
+std::optional<double> GliomaModule<T>::max_stable_dt() const {
+  if (scheme_ != Scheme::explicit_euler) return std::nullopt;  // unconditionally stable
+  return explicit_limit_;
+}
+
+// ---- the diffusion operator on a run of x-adjacent nodes -----------------------------------
+
+// A_a c = (D_{+} (c_{+} - c) - D_{-} (c - c_{-})) / h_a^2 along each axis, with the missing
+// neighbour mirrored at the box faces (no flux; the half cell of the vertex-centred grid). The
+// face diffusivities come from F_a: D_{+} = F_a[o], D_{-} = F_a[o - stride] (mirrored alike).
+template <class T>
+void GliomaModule<T>::add_operator(const T* c, index_t o0, index_t i0, index_t j, index_t k, index_t w, T scale,
+                                   T* out) const {
+  // sm, sp: offsets of the neighbours; fm, fp: offsets of their faces in F.
+  auto kernel = [&](const T* F, index_t first, index_t count, index_t sm, index_t sp, index_t fm, index_t fp, T coef,
+                    T* dst) {
+#pragma omp simd
+    for (index_t l = 0; l < count; ++l) {
+      const index_t o = first + l;
+      const T kp = F[o + fp], km = F[o + fm];
+      dst[l] += coef * (kp * (c[o + sp] - c[o]) - km * (c[o] - c[o + sm]));
+    }
+  };
+  for (int a = 0; a < g_.dim; ++a) {
+    const index_t n = g_.n[a], st = g_.strides()[a];
+    const T coef = scale / T(g_.h(a) * g_.h(a));
+    const T* F = F_[a].data();
+    if (a == 0) {
+      const index_t ia = std::max<index_t>(i0, 1), ib = std::min<index_t>(i0 + w, n - 1);
+      if (ib > ia) kernel(F, o0 + (ia - i0), ib - ia, -1, 1, -1, 0, coef, out + (ia - i0));
+      if (i0 == 0) kernel(F, o0, 1, 1, 1, 0, 0, coef, out);
+      if (i0 + w == n) kernel(F, o0 + (n - 1 - i0), 1, -1, -1, -1, -1, coef, out + (n - 1 - i0));
+      continue;
+    }
+    const index_t pos = a == 1 ? j : k;
+    const index_t sm = pos > 0 ? -st : st, fm = pos > 0 ? -st : 0;
+    const index_t sp = pos < n - 1 ? st : -st, fp = pos < n - 1 ? 0 : -st;
+    kernel(F, o0, w, sm, sp, fm, fp, coef, out);
+  }
+}
+
+// ---- time stepping -------------------------------------------------------------------------
+
+template <class T>
+void GliomaModule<T>::react(T* c, double tau) const {
+  const Logistic<T> L(rho_, tau);
+  const index_t n = g_.size();
+#pragma omp parallel for simd schedule(static)
+  for (index_t i = 0; i < n; ++i) c[i] = L(c[i]);
+}
+
+template <class T>
+void GliomaModule<T>::step(double, double dt) {
+  if (gpu_) {
+#if TRIDSIM_HAVE_CUDA
+    if (scheme_ == Scheme::explicit_euler) gpu_->step_explicit(dt);
+    else gpu_->step_adi(dt);
+#endif
+    return;
+  }
+  if (scheme_ == Scheme::explicit_euler) step_explicit(dt);
+  else step_adi(dt);
+}
+
+// Strang splitting with Douglas ADI in delta form for the diffusion:
+//   c* = L(dt/2) c
+//   (I - dt/2 A_x)(I - dt/2 A_y)(I - dt/2 A_z) dc = dt A c*
+//   c  = L(dt/2) (c* + dc)
+// The right-hand side is formed in the x-sweep's load, the last half reaction applied in the
+// last sweep's store; the line matrices are generated from the face diffusivities (no-flux ends).
+template <class T>
+void GliomaModule<T>::step_adi(double dt) {
+  T* c = c_.data();
+  T* w = work_.data();
+  react(c, 0.5 * dt);
+  const int d = g_.dim;
+  const index_t nx = g_.n[0], ny = g_.n[1];
+  const Logistic<T> L(rho_, 0.5 * dt);
+  auto rhs = [&](index_t o, index_t count, T* out) {  // a whole x-line (Thomas along x)
+    std::fill(out, out + count, T(0));
+    add_operator(c, o, o % nx, (o / nx) % ny, o / (nx * ny), count, T(dt), out);
+  };
+  auto finish = [&](index_t o, index_t count, const T* x) {
+    T* dst = c + o;
+#pragma omp simd
+    for (index_t l = 0; l < count; ++l) dst[l] = L(dst[l] + x[l]);
+  };
+  // (Plain loops: the runs are short (one tile row), where a memmove call costs more than the copy.)
+  auto load_work = [&](index_t o, index_t count, T* out) {
+#pragma omp simd
+    for (index_t l = 0; l < count; ++l) out[l] = w[o + l];
+  };
+  auto store_work = [&](index_t o, index_t count, const T* x) {
+#pragma omp simd
+    for (index_t l = 0; l < count; ++l) w[o + l] = x[l];
+  };
+  auto sweep = [&](int axis, const auto& load, const auto& store) {
+    const glioma::FaceLines<T> m{F_[axis].data(), T(0.5 * dt / (g_.h(axis) * g_.h(axis))), g_.strides()[axis],
+                                 g_.n[axis]};
+    tridiag::solve_lines<T>(tridiag::LineSet::dense(g_, axis), m, load, store);
+  };
+  if (d == 1) {
+    sweep(0, rhs, finish);
+    return;
+  }
+  sweep(0, rhs, store_work);
+  for (int a = 1; a < d; ++a) {
+    if (a < d - 1) sweep(a, load_work, store_work);
+    else sweep(a, load_work, finish);
+  }
+}
+
+// Forward Euler: c += dt (A c + rho c (1 - c)).
+template <class T>
+void GliomaModule<T>::step_explicit(double dt) {
+  const T* c = c_.data();
+  T* out = work_.data();
+  const index_t nx = g_.n[0], ny = g_.n[1], lines = g_.n[1] * g_.n[2];
+  const T tau = T(dt), r = T(rho_);
+#pragma omp parallel for schedule(static)
+  for (index_t q = 0; q < lines; ++q) {
+    const index_t o = q * nx;
+    T* dst = out + o;
+    std::fill(dst, dst + nx, T(0));
+    add_operator(c, o, 0, q % ny, q / ny, nx, tau, dst);
+#pragma omp simd
+    for (index_t l = 0; l < nx; ++l) dst[l] = c[o + l] + (dst[l] + tau * r * c[o + l] * (T(1) - c[o + l]));
+  }
+  c_.swap(work_);
+}
+
+// ---- output --------------------------------------------------------------------------------
+
+template <class T>
+const AlignedVector<T>& GliomaModule<T>::density() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->download_c(c_.data());
+#endif
+  return c_;
+}
+
+template <class T>
+std::vector<FieldRef> GliomaModule<T>::fields() {
+  density();
+  return {{"c", precision_of<T>(), c_.data()},
+          {"white", precision_of<T>(), white_.data()},
+          {"grey", precision_of<T>(), grey_.data()},
+          {"D", precision_of<T>(), D_.data()}};
+}
+
+template <class T>
+double GliomaModule<T>::axis_weight(int a, index_t p) const {
+  if (a >= g_.dim) return 1.0;
+  return g_.h(a) * (p == 0 || p == g_.n[a] - 1 ? 0.5 : 1.0);
+}
+
+template <class T>
+double GliomaModule<T>::weight(index_t i, index_t j, index_t k) const {
+  return axis_weight(0, i) * axis_weight(1, j) * axis_weight(2, k);
+}
+
+// Burden = integral of c; visible volumes = measure of {c >= t1} (T1 contrast) and
+// {c >= flair} (FLAIR), by the trapezoidal rule; radii of the ball (disc, interval) of equal volume.
+template <class T>
+std::vector<Diagnostic> GliomaModule<T>::diagnostics(double) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, burden = 0, v1 = 0, v2 = 0;
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) {
+    const auto r = gpu_->reduce(t1_, flair_);
+    lo = r[0], hi = r[1], burden = r[2], v1 = r[3], v2 = r[4];
+  }
+#endif
+  if (!gpu_) {
+    const T* c = c_.data();
+    const T t1 = T(t1_), t2 = T(flair_);
+#pragma omp parallel for collapse(2) reduction(min : lo) reduction(max : hi) reduction(+ : burden, v1, v2)
+    for (index_t k = 0; k < g_.n[2]; ++k)
+      for (index_t j = 0; j < g_.n[1]; ++j) {
+        const index_t o = g_.index(0, j, k), nx = g_.n[0];
+        const double wjk = axis_weight(1, j) * axis_weight(2, k);
+        for (index_t i = 0; i < nx; ++i) {
+          const double x = double(c[o + i]);
+          const double wt = wjk * axis_weight(0, i);
+          lo = std::min(lo, x);
+          hi = std::max(hi, x);
+          burden += wt * x;
+          if (c[o + i] >= t1) v1 += wt;
+          if (c[o + i] >= t2) v2 += wt;
+        }
+      }
+    if (std::isnan(burden)) lo = hi = burden;  // min/max skip NaN; make it visible
+  }
+  auto radius = [&](double v) {
+    if (g_.dim == 3) return std::cbrt(3 * v / (4 * std::numbers::pi));
+    if (g_.dim == 2) return std::sqrt(v / std::numbers::pi);
+    return v / 2;
+  };
+  return {{"c_min", lo},           {"c_max", hi},           {"burden", burden},
+          {"volume_t1", v1},       {"volume_flair", v2},    {"radius_t1", radius(v1)},
+          {"radius_flair", radius(v2)}};
+}
+
+template class GliomaModule<float>;
+template class GliomaModule<double>;
+
+}  // namespace tridsim

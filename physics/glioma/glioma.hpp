@@ -1,0 +1,64 @@
+#pragma once
+// Glioma module: the proliferation-invasion (Fisher-Kolmogorov) model of tumour growth
+//   dc/dt = div(D(x) grad c) + rho c (1 - c)
+// in the brain, no flux through its boundary. c is the normalized tumour cell density,
+// D = D_white * white + D_grey * grey from the tissue fractions (zero in CSF and background),
+// D at a face between two nodes is the harmonic mean of theirs, so a face next to a node
+// outside the brain carries no flux and such nodes are decoupled (their rows are identity).
+// Schemes:
+//   strang-adi: half a step of the logistic reaction solved exactly, one Douglas ADI step of
+//               the diffusion (delta form, theta = 1/2), half a step of reaction; second order,
+//               unconditionally stable.
+//   explicit:   forward Euler on the whole right-hand side (the usual reference), limited by
+//               dt <= 1 / (max_i sum_faces D_f / h^2 + rho) (max_stable_dt).
+// With the cuda backend the fields live on the device (GliomaGpu).
+#include <array>
+#include <memory>
+#include <optional>
+
+#include "core/aligned.hpp"
+#include "core/module.hpp"
+
+namespace tridsim {
+
+template <class T>
+class GliomaGpu;
+
+template <class T>
+class GliomaModule final : public Module {
+ public:
+  GliomaModule();
+  ~GliomaModule() override;
+  void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) override;
+  void step(double t, double dt) override;
+  std::vector<FieldRef> fields() override;
+  std::vector<Diagnostic> diagnostics(double t) override;
+  std::optional<double> max_stable_dt() const override;
+
+  enum class Scheme { strang_adi, explicit_euler };
+  Scheme scheme() const { return scheme_; }
+  // The current density on the host (copied from the device with the cuda backend).
+  const AlignedVector<T>& density();
+  const AlignedVector<T>& diffusivity() const { return D_; }
+  // Trapezoidal quadrature weight of node (i, j, k) (cell volume, halved on each boundary face).
+  double weight(index_t i, index_t j, index_t k) const;
+  double axis_weight(int axis, index_t pos) const;
+  // The explicit stability limit of this grid and D (also reported for strang-adi).
+  double explicit_limit() const { return explicit_limit_; }
+
+ private:
+  void react(T* c, double tau) const;
+  void step_adi(double dt);
+  void step_explicit(double dt);
+  // out[l] += scale * (A c) at the run of w x-adjacent nodes starting at (i0, j, k), offset o.
+  void add_operator(const T* c, index_t o, index_t i0, index_t j, index_t k, index_t w, T scale, T* out) const;
+
+  Grid g_;
+  Scheme scheme_ = Scheme::strang_adi;
+  double D_white_ = 0, D_grey_ = 0, rho_ = 0, t1_ = 0.8, flair_ = 0.16, explicit_limit_ = 0;
+  AlignedVector<T> c_, work_, D_, white_, grey_;
+  std::array<AlignedVector<T>, 3> F_;  // CPU: face diffusivities per axis (F_a[o]: between o and o + stride)
+  std::unique_ptr<GliomaGpu<T>> gpu_;  // set with the cuda backend: c lives on the device
+};
+
+}  // namespace tridsim

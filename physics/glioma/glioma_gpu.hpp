@@ -1,0 +1,35 @@
+#pragma once
+// The glioma module's density and steps on a CUDA device. GliomaModule keeps the deck, tissue
+// maps and output logic; the density c and the diffusivity D stay in device memory and c
+// crosses to the host only for output. Same discretization and order of operations as the
+// CPU path (glioma.cpp), so both backends agree to rounding.
+#include <array>
+#include <memory>
+
+#include "core/grid.hpp"
+
+namespace tridsim {
+
+template <class T>
+class GliomaGpu {
+ public:
+  // D: host node diffusivities (grid.size() values, x fastest); rho: proliferation rate.
+  GliomaGpu(const Grid& grid, const T* D, double rho);
+  ~GliomaGpu();
+  GliomaGpu(const GliomaGpu&) = delete;
+  GliomaGpu& operator=(const GliomaGpu&) = delete;
+
+  void upload_c(const T* c);
+  void download_c(T* c) const;
+  // Strang step: both half reactions are fused into the ADI sweeps (no separate pass).
+  void step_adi(double dt);
+  void step_explicit(double dt);
+  // min, max, integral of c, measure of {c >= t1}, measure of {c >= t2} (trapezoidal weights).
+  std::array<double, 5> reduce(double t1, double t2) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tridsim

@@ -1,0 +1,148 @@
+#include "solvers/cyclic_reduction/fft_poisson.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include <fftw3.h>
+#include <omp.h>
+
+#include "core/aligned.hpp"
+#include "core/errors.hpp"
+
+namespace tridsim::cr {
+
+namespace {
+
+// FFTW's planner is not thread-safe; its thread support is initialised once.
+std::mutex& planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+template <class T>
+struct Fftw;
+template <>
+struct Fftw<double> {
+  using plan = fftw_plan;
+  static void init() { fftw_init_threads(); }
+  static void threads(int n) { fftw_plan_with_nthreads(n); }
+  static void timelimit(double s) { fftw_set_timelimit(s); }
+  static plan make(int rank, const int* n, double* p, const fftw_r2r_kind* k, unsigned flags) {
+    return fftw_plan_r2r(rank, n, p, p, k, flags);
+  }
+  static void run(plan pl, double* p) { fftw_execute_r2r(pl, p, p); }
+  static void destroy(plan pl) { fftw_destroy_plan(pl); }
+  static int alignment(const double* p) { return fftw_alignment_of(const_cast<double*>(p)); }
+};
+template <>
+struct Fftw<float> {
+  using plan = fftwf_plan;
+  static void init() { fftwf_init_threads(); }
+  static void threads(int n) { fftwf_plan_with_nthreads(n); }
+  static void timelimit(double s) { fftwf_set_timelimit(s); }
+  static plan make(int rank, const int* n, float* p, const fftw_r2r_kind* k, unsigned flags) {
+    return fftwf_plan_r2r(rank, n, p, p, k, flags);
+  }
+  static void run(plan pl, float* p) { fftwf_execute_r2r(pl, p, p); }
+  static void destroy(plan pl) { fftwf_destroy_plan(pl); }
+  static int alignment(const float* p) { return fftwf_alignment_of(const_cast<float*>(p)); }
+};
+
+}  // namespace
+
+template <class T>
+struct FftPoisson<T>::Impl {
+  typename Fftw<T>::plan plan{};
+  index_t size = 0;
+  std::array<index_t, 3> m{1, 1, 1};
+  std::array<std::vector<T>, 3> eig;  // (2 - 2cos(k pi/(m+1)))/h^2, k = 1..m, per axis
+  T sigma = 0, norm = 1;
+  int plan_alignment = 0;
+  mutable AlignedVector<T> buffer;  // for arrays whose alignment differs from the plan's
+};
+
+template <class T>
+FftPoisson<T>::FftPoisson(int dim, std::array<index_t, 3> m, std::array<double, 3> h, double sigma, bool measure)
+    : impl_(std::make_unique<Impl>()) {
+  if (dim < 1 || dim > 3) throw Error("fft Poisson solver: dim must be 1, 2 or 3");
+  for (int a = dim; a < 3; ++a) m[a] = 1;
+  Impl& s = *impl_;
+  s.m = m;
+  s.size = m[0] * m[1] * m[2];
+  s.sigma = T(sigma);
+  double norm = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (m[a] < 1) throw Error("fft Poisson solver: every axis needs at least one interior node");
+    s.eig[a].assign(m[a], T(0));
+    if (a >= dim) continue;
+    for (index_t k = 1; k <= m[a]; ++k) {
+      const double sn = std::sin(0.5 * M_PI * double(k) / double(m[a] + 1));
+      s.eig[a][k - 1] = T(4 * sn * sn / (h[a] * h[a]));
+    }
+    norm *= 2.0 * double(m[a] + 1);  // RODFT00 twice multiplies by 2(m+1) per axis
+  }
+  s.norm = T(1 / norm);
+  int n[3];
+  fftw_r2r_kind kinds[3];
+  for (int a = 0; a < dim; ++a) {  // FFTW is row-major: the last dimension is the fastest (x)
+    n[a] = int(m[dim - 1 - a]);
+    kinds[a] = FFTW_RODFT00;
+  }
+  AlignedVector<T> scratch(s.size);
+  {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    static std::once_flag once;
+    std::call_once(once, [] {
+      Fftw<double>::init();
+      Fftw<float>::init();
+    });
+    Fftw<T>::threads(omp_get_max_threads());
+    Fftw<T>::timelimit(10.0);  // FFTW_MEASURE tries plans for at most this many seconds
+    s.plan = Fftw<T>::make(dim, n, scratch.data(), kinds, measure ? FFTW_MEASURE : FFTW_ESTIMATE);
+  }
+  if (!s.plan) throw Error("fft Poisson solver: FFTW could not make a plan");
+  s.plan_alignment = Fftw<T>::alignment(scratch.data());
+}
+
+template <class T>
+FftPoisson<T>::~FftPoisson() {
+  if (impl_ && impl_->plan) {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    Fftw<T>::destroy(impl_->plan);
+  }
+}
+template <class T>
+FftPoisson<T>::FftPoisson(FftPoisson&&) noexcept = default;
+template <class T>
+FftPoisson<T>& FftPoisson<T>::operator=(FftPoisson&&) noexcept = default;
+
+template <class T>
+void FftPoisson<T>::solve(T* f) const {
+  const Impl& s = *impl_;
+  T* p = f;
+  if (Fftw<T>::alignment(f) != s.plan_alignment) {  // new-array execution needs the plan's alignment
+    s.buffer.resize(s.size);
+    std::memcpy(s.buffer.data(), f, sizeof(T) * s.size);
+    p = s.buffer.data();
+  }
+  Fftw<T>::run(s.plan, p);
+  const index_t mx = s.m[0], my = s.m[1], mz = s.m[2];
+  const T *ex = s.eig[0].data(), *ey = s.eig[1].data(), *ez = s.eig[2].data();
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t k = 0; k < mz; ++k)
+    for (index_t j = 0; j < my; ++j) {
+      T* line = p + mx * (j + my * k);
+      const T base = ey[j] + ez[k] + s.sigma;
+#pragma omp simd
+      for (index_t i = 0; i < mx; ++i) line[i] *= s.norm / (ex[i] + base);
+    }
+  Fftw<T>::run(s.plan, p);
+  if (p != f) std::memcpy(f, p, sizeof(T) * s.size);
+}
+
+template class FftPoisson<float>;
+template class FftPoisson<double>;
+
+}  // namespace tridsim::cr

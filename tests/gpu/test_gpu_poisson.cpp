@@ -1,0 +1,155 @@
+// GPU fast Poisson solvers (solvers/cyclic_reduction/cuda/) and the poisson module's cuda
+// backend, against the CPU solvers:
+//  1. every GPU method (bcr, bcr4, fft) in 1D, 2D and 3D at awkward sizes (1, 2, primes,
+//     2^k - 1, 2^k, mixed) with and without a shift: residual ||f - A u|| / ||f|| (long double)
+//     <= 1e-12 in double, and agreement with the CPU fft solution (relative max difference
+//     <= 1e-12 in double, <= 2e-4 in float, the float rounding times cond ~ (n/pi)^2);
+//  2. the module with backend cuda gives the CPU module's solution (relative 1e-12).
+// Without a CUDA device the program prints "SKIPPED: no CUDA device" and exits 0.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "physics/poisson/poisson.hpp"
+#include "solvers/cyclic_reduction/cuda/poisson_cuda.hpp"
+#include "solvers/cyclic_reduction/poisson.hpp"
+
+using namespace tridsim;
+using namespace tridsim::cr;
+
+namespace {
+
+template <class T>
+std::vector<T> gpu_solve(const PoissonBox& b, PoissonMethod m, const std::vector<T>& f) {
+  PoissonCuda<T> solver(b, m);
+  T* d = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(T) * f.size()) == cudaSuccess);
+  REQUIRE(cudaMemcpy(d, f.data(), sizeof(T) * f.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+  solver.solve(d);
+  std::vector<T> u(f.size());
+  REQUIRE(cudaMemcpy(u.data(), d, sizeof(T) * f.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+  cudaFree(d);
+  return u;
+}
+
+template <class T>
+double relative_residual(const PoissonBox& b, const std::vector<T>& u, const std::vector<T>& f) {
+  const index_t mx = b.m[0], my = b.m[1], mz = b.m[2];
+  const long double ix = 1.0L / ((long double)b.h[0] * b.h[0]);
+  const long double iy = b.dim > 1 ? 1.0L / ((long double)b.h[1] * b.h[1]) : 0;
+  const long double iz = b.dim > 2 ? 1.0L / ((long double)b.h[2] * b.h[2]) : 0;
+  long double rr = 0, ff = 0;
+  for (index_t k = 0; k < mz; ++k)
+    for (index_t j = 0; j < my; ++j)
+      for (index_t i = 0; i < mx; ++i) {
+        auto at = [&](index_t ii, index_t jj, index_t kk) -> long double {
+          if (ii < 0 || ii >= mx || jj < 0 || jj >= my || kk < 0 || kk >= mz) return 0;
+          return u[ii + mx * (jj + my * kk)];
+        };
+        const long double c = at(i, j, k);
+        long double a = (long double)b.sigma * c + ix * (2 * c - at(i - 1, j, k) - at(i + 1, j, k));
+        if (b.dim > 1) a += iy * (2 * c - at(i, j - 1, k) - at(i, j + 1, k));
+        if (b.dim > 2) a += iz * (2 * c - at(i, j, k - 1) - at(i, j, k + 1));
+        const long double fv = f[i + mx * (j + my * k)], r = fv - a;
+        rr += r * r;
+        ff += fv * fv;
+      }
+  return double(std::sqrt(rr / ff));
+}
+
+PoissonBox box(int dim, std::array<index_t, 3> m, double sigma) {
+  PoissonBox b;
+  b.dim = dim;
+  for (int a = 0; a < 3; ++a) {
+    b.m[a] = a < dim ? m[a] : 1;
+    b.h[a] = a < dim ? (1.0 + 0.3 * a) / double(m[a] + 1) : 1.0;
+  }
+  b.sigma = sigma;
+  return b;
+}
+
+template <class T>
+void check_box(const PoissonBox& b) {
+  std::mt19937_64 rng(b.m[0] * 7 + b.m[1] * 13 + b.m[2]);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<T> f(b.size());
+  for (auto& v : f) v = T(dist(rng));
+  AlignedVector<T> ref(f.begin(), f.end());
+  PoissonSolver<T>(b, PoissonMethod::fft).solve(ref.data());
+  double scale = 0;
+  for (T v : ref) scale = std::max(scale, std::abs(double(v)));
+  for (PoissonMethod m : {PoissonMethod::bcr, PoissonMethod::bcr4, PoissonMethod::fft}) {
+    const std::vector<T> u = gpu_solve<T>(b, m, f);
+    double diff = 0;
+    for (std::size_t i = 0; i < u.size(); ++i) diff = std::max(diff, std::abs(double(u[i]) - double(ref[i])));
+    INFO(to_string(m) << " dim " << b.dim << " " << b.m[0] << "x" << b.m[1] << "x" << b.m[2] << " sigma " << b.sigma
+                      << (sizeof(T) == 8 ? " double" : " float"));
+    CHECK(diff / scale <= (sizeof(T) == 8 ? 1e-12 : 2e-4));
+    if (sizeof(T) == 8) CHECK(relative_residual(b, u, f) <= 1e-12);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GPU solvers against the CPU, double and float") {
+  const std::vector<std::pair<int, std::array<index_t, 3>>> boxes = {
+      {1, {1, 1, 1}},    {1, {7, 1, 1}},     {1, {100, 1, 1}},  {2, {1, 1, 1}},    {2, {1, 5, 1}},
+      {2, {5, 1, 1}},    {2, {3, 3, 1}},     {2, {17, 9, 1}},   {2, {31, 31, 1}},  {2, {64, 65, 1}},
+      {2, {100, 37, 1}}, {2, {127, 127, 1}}, {2, {33, 255, 1}}, {2, {300, 200, 1}}, {3, {1, 1, 1}},
+      {3, {2, 3, 4}},    {3, {7, 5, 3}},     {3, {15, 15, 15}}, {3, {13, 17, 11}}, {3, {31, 20, 33}}};
+  for (double sigma : {0.0, 2.5})
+    for (const auto& [dim, m] : boxes) check_box<double>(box(dim, m, sigma));
+  for (const auto& [dim, m] : boxes)
+    if (m[0] * m[1] * m[2] <= 5000) check_box<float>(box(dim, m, 0.0));
+}
+
+TEST_CASE("poisson module: backend cuda gives the CPU solution") {
+  const std::string rest =
+      "\n  source: \"5*pi^2*sin(pi*x)*cos(2*pi*y) - 2*y\"\n"
+      "  boundary:\n    all: {type: dirichlet, value: \"sin(pi*x)*cos(2*pi*y) + x^2*y\"}\n";
+  for (const char* method : {"bcr", "bcr4", "fft", "auto"})
+    for (int dim : {2, 3}) {
+      Grid g;
+      g.dim = dim;
+      g.n = dim == 2 ? std::array<index_t, 3>{45, 70, 1} : std::array<index_t, 3>{21, 18, 25};
+      const std::string t = "poisson:\n  method: " + std::string(method) + rest;
+      auto run = [&](const std::string& backend) {
+        Deck deck = Deck::parse(t, "gpu");
+        PoissonModule<double> m;
+        SetupContext ctx;
+        ctx.backend = backend;
+        m.setup(g, deck.root().child("poisson"), ctx, 0.0);
+        m.step(0.0, 0.0);
+        return m.solution();
+      };
+      const auto cpu = run("cpu"), gpu = run("cuda");
+      double diff = 0, scale = 0;
+      for (std::size_t i = 0; i < cpu.size(); ++i) {
+        diff = std::max(diff, std::abs(cpu[i] - gpu[i]));
+        scale = std::max(scale, std::abs(cpu[i]));
+      }
+      INFO(method << " " << dim << "D");
+      CHECK(diff / scale <= 1e-12);
+    }
+}
+
+int main(int argc, char** argv) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::printf("test_gpu_poisson: SKIPPED: no CUDA device (%s)\n",
+                e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount reports 0 devices");
+    return 0;
+  }
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}
