@@ -44,14 +44,15 @@ void douglas_step(benchmark::State& state, const char* backend, const char* solv
 int main(int argc, char** argv) {
   tridsim::flush_subnormals_to_zero();  // as the tridsim driver does
   const bool gpu = tridsim::cuda_device_count() > 0;
-  // adi_douglas_step/<backend>[/<solver>]/<precision>: on the GPU each fused x-sweep solver
-  // (y and z: thomas), and auto.
+  // adi_douglas_step/<backend>[/<solver>]/<precision>: on the GPU thomas on every axis,
+  // thomas-pcr on x only, thomas-pcr on every axis, and auto.
   struct Solver {
     const char *label, *yaml;
   };
   const Solver solvers[] = {{"auto", "auto"},
                             {"thomas", "{x: thomas, y: thomas, z: thomas}"},
-                            {"thomas-pcr", "{x: thomas-pcr, y: thomas, z: thomas}"}};
+                            {"thomas-pcr-x", "{x: thomas-pcr, y: thomas, z: thomas}"},
+                            {"thomas-pcr", "thomas-pcr"}};
   for (const char* backend : {"cpu", "cuda"}) {
     const bool cuda = std::string(backend) == "cuda";
     if (cuda && !gpu) continue;

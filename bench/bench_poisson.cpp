@@ -33,6 +33,8 @@ void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::arra
   std::mt19937 rng(1);
   std::uniform_real_distribution<double> dist(-1, 1);
   for (auto& v : f) v = T(dist(rng));
+  std::copy(f.begin(), f.end(), u.begin());
+  solver.solve(u.data());  // warm-up, untimed: first touch of the work arrays, thread start-up
   for (auto _ : state) {
     state.PauseTiming();
     std::copy(f.begin(), f.end(), u.begin());

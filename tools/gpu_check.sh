@@ -5,7 +5,8 @@
 #   3. run compute-sanitizer on test_gpu_tridiagonal's reduced cases: memcheck on "gpu sanitizer*"
 #      (every axis, both coefficient kinds, every algorithm, the long-line fallback, cuSPARSE),
 #      racecheck on "gpu sanitizer subset*" (our kernels only);
-#   4. run the GPU line-solver benchmark, writing JSON into the given folder.
+#   4. compute-sanitizer memcheck on the modules' GPU tests (BVP recurrences, Poisson, glioma);
+#   5. run every GPU benchmark (line solvers, ADI step, BVP, Poisson, glioma), JSON into the folder.
 #
 # Usage: tools/gpu_check.sh [RESULTS_DIR]        (default: build-gpu/results)
 # Environment: BUILD_DIR (build-gpu), CUDA_ARCH (90), JOBS (nproc), CMAKE_ARGS (extra options),
@@ -46,10 +47,27 @@ step "compute-sanitizer --tool racecheck"
 "$SANITIZER" --tool racecheck --error-exitcode 1 "$TEST_BIN" -tc="gpu sanitizer subset*" 2>&1 |
   tee "$RESULTS/sanitizer-racecheck.log"
 
+for t in test_gpu_recurrence test_gpu_poisson test_glioma_gpu; do  # the modules' GPU tests
+  BIN=$(find "$BUILD_DIR" -name "$t" -type f -perm -u+x | head -n 1)
+  [ -n "$BIN" ] || continue
+  step "compute-sanitizer --tool memcheck $t"
+  "$SANITIZER" --tool memcheck --error-exitcode 1 "$BIN" 2>&1 | tee "$RESULTS/sanitizer-memcheck-$t.log"
+done
+
 if [ "${SKIP_BENCH:-0}" = 1 ]; then exit 0; fi
-step "benchmark"
-BENCH_BIN=$(find "$BUILD_DIR" -name bench_gpu_line_solvers -type f -perm -u+x | head -n 1)
-"$BENCH_BIN" --benchmark_out="$RESULTS/gpu-line-solvers.json" --benchmark_out_format=json \
-  ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} 2>&1 | tee "$RESULTS/bench.log"
+# Every GPU benchmark, JSON into RESULTS (BENCH_FILTER applies to each).
+bench() {  # name, default filter
+  local BIN
+  BIN=$(find "$BUILD_DIR" -name "$1" -type f -perm -u+x | head -n 1)
+  [ -n "$BIN" ] || return 0
+  step "benchmark $1"
+  "$BIN" --benchmark_out="$RESULTS/$1.json" --benchmark_out_format=json \
+    --benchmark_filter="${BENCH_FILTER:-$2}" 2>&1 | tee "$RESULTS/$1.log"
+}
+bench bench_gpu_line_solvers .
+bench bench_adi cuda
+bench bench_gpu_bvp .
+bench bench_gpu_poisson 'gpu_poisson(2d|3d)/.*/double/'
+bench bench_glioma cuda
 echo
-echo "results in $RESULTS"
+echo "results in $RESULTS (tools/gpu_selection_table.py $RESULTS/bench_gpu_line_solvers.json rewrites the auto table)"

@@ -220,6 +220,27 @@ struct StoreU {  // PR: u = x, except on Dirichlet x faces
   }
 };
 
+// The line solvers' store interface (offset, line q of a dense LineSet along y or z, row r) for
+// the heat stores.
+template <class T>
+struct AddToUAt {
+  View<T> v;
+  AddToU<T> add;
+  int axis;
+  __device__ void operator()(index_t o, index_t q, int r, T x) const {
+    const index_t i = q % v.n[0], p = q / v.n[0];
+    add(v, o, i, axis == 1 ? index_t(r) : p, axis == 1 ? p : index_t(r), x);
+  }
+};
+template <class T>
+tridiag::detail::AssignStore<T> at_offset(const View<T>&, int, const StoreArray<T>& s) {
+  return {s.p};
+}
+template <class T>
+AddToUAt<T> at_offset(const View<T>& v, int axis, const AddToU<T>& s) {
+  return {v, s, axis};
+}
+
 // ---- line sweeps ----------------------------------------------------------------------------
 
 // Lines along x: `lines` lines per block in shared memory (row stride n+1 against bank
@@ -441,6 +462,14 @@ struct HeatGpu<T>::Impl {
     // Constant kappa, solved in place (a middle Douglas stage): the line solvers' pipelined
     // shared-memory kernel. (The last stage's fused update of u, a read-modify-write on the
     // back substitution's path, runs faster in the tile kernel below: 340 vs 650 us at 256^3.)
+    // thomas-pcr: segments of the lines across warps, every right-hand side in registers before
+    // the recurrences start (thomas_pcr.cuh), the store (also the update of u) fused.
+    if constexpr (std::is_same_v<Load, LoadArray<T>>)
+      if (!view.kappa && solver[axis] == tridiag::GpuAlgorithm::thomas_pcr &&
+          tridiag::detail::launch_uniform_scan_strided<T>(tridiag::LineSet::dense(grid, axis), view.a[axis],
+                                                          view.m[axis], view.cp[axis], load.p,
+                                                          at_offset(view, axis, store), cudaStream_t(0)))
+        return;
     if constexpr (std::is_same_v<Load, LoadArray<T>> && std::is_same_v<Store, StoreArray<T>>)
       if (!view.kappa && solver[axis] == tridiag::GpuAlgorithm::thomas && load.p == store.p &&
           tridiag::detail::launch_uniform_smem<T>(tridiag::LineSet::dense(grid, axis), view.a[axis], view.m[axis],

@@ -31,8 +31,9 @@ tridiag::GpuAlgorithm gpu_algorithm(const DeckNode& node, const std::string& key
 #if TRIDSIM_HAVE_CUDA
     const GpuAlgorithm best =
         tridiag::resolve_gpu_algorithm(alg, tridiag::LineSet::dense(grid, axis), uniform, elem_bytes);
-    const bool fused = along_x ? best == GpuAlgorithm::thomas_pcr && grid.n[0] <= 512
-                               : best == GpuAlgorithm::thomas_naive;
+    const bool fused = best == GpuAlgorithm::thomas_naive ? !along_x
+                       : best == GpuAlgorithm::thomas_pcr ? grid.n[axis] <= 512 && (along_x || uniform)
+                                                           : false;
     return fused ? best : GpuAlgorithm::thomas;
 #else
     (void)elem_bytes, (void)uniform;
@@ -41,15 +42,19 @@ tridiag::GpuAlgorithm gpu_algorithm(const DeckNode& node, const std::string& key
   }
   const bool ok = along_x ? alg == GpuAlgorithm::thomas || alg == GpuAlgorithm::thomas_pcr
                           : (alg == GpuAlgorithm::thomas && name != "thomas-transposed") ||
-                                alg == GpuAlgorithm::thomas_naive;
+                                alg == GpuAlgorithm::thomas_naive || alg == GpuAlgorithm::thomas_pcr;
   if (!ok)
     node.fail(key, "the cuda backend's heat sweeps along " + std::string(kAxes[axis]) +
                        " are fused with the right-hand side and run " +
-                       (along_x ? "auto, thomas, thomas-transposed or thomas-pcr" : "auto, thomas or thomas-naive") +
+                       (along_x ? "auto, thomas, thomas-transposed or thomas-pcr"
+                                : "auto, thomas, thomas-naive or thomas-pcr (constant diffusivity)") +
                        "; got '" + name + "'");
-  if (alg == GpuAlgorithm::thomas_pcr && grid.n[0] > 512)
-    node.fail(key, "thomas-pcr solves lines of at most 512 points; the grid has " + std::to_string(grid.n[0]) +
-                       " along x (use thomas or auto)");
+  if (alg == GpuAlgorithm::thomas_pcr && !along_x && !uniform)
+    node.fail(key, "thomas-pcr along y and z needs a constant diffusivity (its lines share one matrix); use auto, "
+                   "thomas or thomas-naive");
+  if (alg == GpuAlgorithm::thomas_pcr && grid.n[axis] > 512)
+    node.fail(key, "thomas-pcr solves lines of at most 512 points; the grid has " + std::to_string(grid.n[axis]) +
+                       " along " + kAxes[axis] + " (use thomas or auto)");
   return alg;
 }
 

@@ -2,8 +2,9 @@
 // The heat module's `solver` key: one line-solver name for every axis, or a map {x:, y:, z:}
 // (axes left out: auto). The cpu backend runs thomas, pcr or cr (the GPU variants of Thomas and
 // auto mean thomas there); the cuda backend's sweeps are fused with the right-hand side and the
-// update, and run thomas (local transposition on x), thomas-pcr (x, lines of at most 512
-// points) or thomas-naive (y, z); auto picks among those by the measured GPU table
+// update, and run thomas (local transposition on x), thomas-pcr (lines of at most 512 points;
+// on y and z with a constant diffusivity only) or thomas-naive (y, z); auto picks among those by
+// the measured GPU table
 // (tridiag::resolve_gpu_algorithm).
 #include <array>
 

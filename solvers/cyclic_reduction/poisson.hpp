@@ -68,14 +68,19 @@ class PoissonSolver {
   const PoissonBox& box() const { return box_; }
   bool refines() const { return refine_; }
 
-  // f (m[0]*m[1]*m[2] values) in, u out.
+  // f (m[0]*m[1]*m[2] values) in, u out. Not for concurrent calls on one solver.
   void solve(T* f) const {
     if (!refine_) return solve_once(f);
     const index_t n = box_.size();
-    AlignedVector<T> rhs(f, f + n), r(n);
+    rhs_.resize(n);  // kept between solves: fresh pages of a large array cost a first touch each time
+    r_.resize(n);
+    T* rhs = rhs_.data();
+    T* r = r_.data();
+#pragma omp parallel for simd
+    for (index_t i = 0; i < n; ++i) rhs[i] = f[i];
     solve_once(f);
-    poisson_residual<T>(box_, f, rhs.data(), r.data());
-    solve_once(r.data());
+    poisson_residual<T>(box_, f, rhs, r);
+    solve_once(r);
 #pragma omp parallel for simd
     for (index_t i = 0; i < n; ++i) f[i] += r[i];
   }
@@ -103,6 +108,7 @@ class PoissonSolver {
   PoissonMethod method_;
   bool refine_ = false;
   std::optional<FftPoisson<T>> fft_;
+  mutable AlignedVector<T> rhs_, r_;  // refinement scratch (so one solver serves one thread at a time)
 };
 
 }  // namespace tridsim::cr

@@ -86,6 +86,9 @@ std::vector<Case> cases() {
       {"3D douglas variable mixed thomas-pcr/naive", section("douglas", "1 + (x + y + z)/4", "x + y*z", u3, mixed3) + "  solver: {x: thomas-pcr, y: thomas-naive, z: thomas-naive}\n", {21, 18, 25}, 3},
       {"3D douglas dirichlet thomas-pcr, long-ish x", section("douglas", "1", "x + y*z", u3, dir3) + "  solver: {x: thomas-pcr}\n", {300, 7, 5}, 3},
       {"3D douglas auto", section("douglas", "1", "x + y*z", u3, dir3) + "  solver: auto\n", {64, 64, 64}, 3},
+      {"3D douglas thomas-pcr on every axis", section("douglas", "1", "x + y*z", u3, mixed3) + "  solver: thomas-pcr\n", {19, 23, 17}, 3},
+      {"3D douglas thomas-pcr, 300-point z lines", section("douglas", "1", "x + y*z", u3, dir3) + "  solver: thomas-pcr\n", {40, 33, 300}, 3},
+      {"2D douglas thomas-pcr on y (update of u)", section("douglas", "1", f2, u2, mixed2) + "  solver: {x: thomas, y: thomas-pcr}\n", {45, 130, 1}, 2},
   };
 }
 

@@ -545,6 +545,10 @@ void solve_lines_cuda(const LineSet& L, const UniformMatrixDevice<T>& M, T* d, c
   alg = resolve_gpu_algorithm(alg, L, true, sizeof(T));
   if (alg == GpuAlgorithm::cusparse) {
     thread_baseline().solve<T>(L, M, d, stream);
+  } else if (alg == GpuAlgorithm::thomas_pcr && L.axis != 0) {  // strided lines: segments across warps
+    if (!launch_uniform_scan_strided<T>(L, M.a(), M.m(), M.cp(), d, AssignStore<T>{d}, stream))
+      throw Error("tridiagonal solver (thomas-pcr): lines of " + std::to_string(L.length()) +
+                  " points; it handles at most " + std::to_string(kScanYzMax) + " (use thomas for longer lines)");
   } else if (alg == GpuAlgorithm::thomas_pcr || alg == GpuAlgorithm::pcr) {
     const RowSource<T> rows{true, M.a(), M.b(), M.c(), M.scan()};
     alg == GpuAlgorithm::pcr ? launch_pcr<T>(L, rows, d, stream) : launch_thomas_pcr<T>(L, rows, d, stream);
