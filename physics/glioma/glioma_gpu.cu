@@ -20,36 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda_support.cuh"
 #include "core/errors.hpp"
 
 namespace tridsim {
 
 namespace {
 
-void check(cudaError_t e, const char* what, const char* file, int line) {
-  if (e != cudaSuccess)
-    throw Error(std::string("CUDA error in ") + what + " at " + file + ":" + std::to_string(line) + ": " +
-                cudaGetErrorString(e));
-}
-#define GLIOMA_CUDA(call) check((call), #call, __FILE__, __LINE__)
-#define GLIOMA_CUDA_LAUNCH() check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
-
-template <class T>
-struct DeviceArray {
-  T* p = nullptr;
-  index_t n = 0;
-  void allocate(index_t count) {
-    release();
-    if (count > 0) GLIOMA_CUDA(cudaMalloc(&p, sizeof(T) * std::size_t(count)));
-    n = count;
-  }
-  void release() {
-    if (p) cudaFree(p);
-    p = nullptr;
-    n = 0;
-  }
-  ~DeviceArray() { release(); }
-};
+using cuda::DeviceArray;
 
 // What every kernel needs: grid, D, and the coefficients of the current step.
 template <class T>
@@ -258,7 +236,7 @@ int tile_lines(index_t length) {
 
 template <class Kernel>
 void allow_smem(Kernel kernel, std::size_t bytes) {
-  if (bytes > (48u << 10)) GLIOMA_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  if (bytes > (48u << 10)) TRIDSIM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
 }  // namespace
@@ -281,7 +259,7 @@ struct GliomaGpu<T>::Impl {
     auto kernel = sweep_x<T, Load, Store>;
     allow_smem(kernel, smem);
     kernel<<<unsigned((total + lines - 1) / lines), 256, smem>>>(view, lines, load, store);
-    GLIOMA_CUDA_LAUNCH();
+    TRIDSIM_CUDA_LAUNCH();
   }
   template <class Load, class Store>
   void yz_sweep(int axis, const Load& load, const Store& store) {
@@ -292,7 +270,7 @@ struct GliomaGpu<T>::Impl {
     allow_smem(kernel, smem);
     const index_t chunks = (grid.n[0] + lines - 1) / lines;
     kernel<<<unsigned(chunks * other), 256, smem>>>(view, axis, lines, load, store);
-    GLIOMA_CUDA_LAUNCH();
+    TRIDSIM_CUDA_LAUNCH();
   }
   void set_step(double dt) {
     for (int a = 0; a < 3; ++a) {
@@ -323,7 +301,7 @@ GliomaGpu<T>::GliomaGpu(const Grid& grid, const T* D, double rho) : impl_(std::m
   I.u.allocate(N);
   I.du.allocate(N);
   I.D.allocate(N);
-  GLIOMA_CUDA(cudaMemcpy(I.D.p, D, sizeof(T) * std::size_t(N), cudaMemcpyHostToDevice));
+  TRIDSIM_CUDA(cudaMemcpy(I.D.p, D, sizeof(T) * std::size_t(N), cudaMemcpyHostToDevice));
   v.D = I.D.p;
   tile_lines<T>(grid.n[0] + 1);  // refuse lines too long for shared memory now, not mid-run
   for (int a = 1; a < grid.dim; ++a) tile_lines<T>(grid.n[a]);
@@ -334,12 +312,12 @@ GliomaGpu<T>::~GliomaGpu() = default;
 
 template <class T>
 void GliomaGpu<T>::upload_c(const T* c) {
-  GLIOMA_CUDA(cudaMemcpy(impl_->u.p, c, sizeof(T) * std::size_t(impl_->grid.size()), cudaMemcpyHostToDevice));
+  TRIDSIM_CUDA(cudaMemcpy(impl_->u.p, c, sizeof(T) * std::size_t(impl_->grid.size()), cudaMemcpyHostToDevice));
 }
 
 template <class T>
 void GliomaGpu<T>::download_c(T* c) const {
-  GLIOMA_CUDA(cudaMemcpy(c, impl_->u.p, sizeof(T) * std::size_t(impl_->grid.size()), cudaMemcpyDeviceToHost));
+  TRIDSIM_CUDA(cudaMemcpy(c, impl_->u.p, sizeof(T) * std::size_t(impl_->grid.size()), cudaMemcpyDeviceToHost));
 }
 
 template <class T>
@@ -357,7 +335,7 @@ void GliomaGpu<T>::step_adi(double dt) {
       else I.yz_sweep(a, LoadArray<T>{I.du.p}, Finish<T>{I.u.p});
     }
   }
-  GLIOMA_CUDA(cudaDeviceSynchronize());
+  TRIDSIM_CUDA(cudaDeviceSynchronize());
 }
 
 template <class T>
@@ -367,9 +345,9 @@ void GliomaGpu<T>::step_explicit(double dt) {
   const index_t N = I.grid.size();
   const unsigned blocks = unsigned(std::min<index_t>((N + 255) / 256, 65536));
   explicit_step<T><<<blocks, 256>>>(I.view, I.u.p, I.du.p);
-  GLIOMA_CUDA_LAUNCH();
+  TRIDSIM_CUDA_LAUNCH();
   std::swap(I.u.p, I.du.p);
-  GLIOMA_CUDA(cudaDeviceSynchronize());
+  TRIDSIM_CUDA(cudaDeviceSynchronize());
 }
 
 template <class T>
@@ -379,9 +357,9 @@ std::array<double, 5> GliomaGpu<T>::reduce(double t1, double t2) const {
   const unsigned blocks = unsigned(std::min<index_t>((N + 255) / 256, 1024));
   if (I.partial.n < 5 * index_t(blocks)) I.partial.allocate(5 * index_t(blocks));
   reduce_kernel<T><<<blocks, 256>>>(I.view, I.u.p, I.grid.h(0), I.grid.h(1), I.grid.h(2), T(t1), T(t2), I.partial.p);
-  GLIOMA_CUDA_LAUNCH();
+  TRIDSIM_CUDA_LAUNCH();
   std::vector<double> host(5 * std::size_t(blocks));
-  GLIOMA_CUDA(cudaMemcpy(host.data(), I.partial.p, sizeof(double) * host.size(), cudaMemcpyDeviceToHost));
+  TRIDSIM_CUDA(cudaMemcpy(host.data(), I.partial.p, sizeof(double) * host.size(), cudaMemcpyDeviceToHost));
   std::array<double, 5> r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0, 0, 0};
   for (unsigned b = 0; b < blocks; ++b) {
     const double* p = host.data() + 5 * b;

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda_support.cuh"
 #include "core/errors.hpp"
 #include "solvers/tridiagonal/cuda/thomas_pcr.cuh"
 #include "solvers/tridiagonal/cuda/thomas_smem.cuh"
@@ -31,34 +32,7 @@ namespace tridsim {
 
 namespace {
 
-void check(cudaError_t e, const char* what, const char* file, int line) {
-  if (e != cudaSuccess)
-    throw Error(std::string("CUDA error in ") + what + " at " + file + ":" + std::to_string(line) + ": " +
-                cudaGetErrorString(e));
-}
-#define TRIDSIM_CUDA(call) check((call), #call, __FILE__, __LINE__)
-#define TRIDSIM_CUDA_LAUNCH() check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
-
-template <class T>
-struct DeviceArray {
-  T* p = nullptr;
-  index_t n = 0;
-  void allocate(index_t count) {
-    release();
-    if (count > 0) TRIDSIM_CUDA(cudaMalloc(&p, sizeof(T) * count));
-    n = count;
-  }
-  void upload(const T* host, index_t count) {
-    if (count != n) allocate(count);
-    if (count > 0) TRIDSIM_CUDA(cudaMemcpy(p, host, sizeof(T) * count, cudaMemcpyHostToDevice));
-  }
-  void release() {
-    if (p) cudaFree(p);
-    p = nullptr;
-    n = 0;
-  }
-  ~DeviceArray() { release(); }
-};
+using cuda::DeviceArray;
 
 // Everything a kernel needs to know about the grid, coefficients and boundary data.
 template <class T>

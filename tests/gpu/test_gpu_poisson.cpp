@@ -22,6 +22,7 @@
 #include "physics/poisson/poisson.hpp"
 #include "solvers/cyclic_reduction/cuda/poisson_cuda.hpp"
 #include "solvers/cyclic_reduction/poisson.hpp"
+#include "tests/common/poisson_residual.hpp"
 
 using namespace tridsim;
 using namespace tridsim::cr;
@@ -41,30 +42,6 @@ std::vector<T> gpu_solve(const PoissonBox& b, PoissonMethod m, const std::vector
   return u;
 }
 
-template <class T>
-double relative_residual(const PoissonBox& b, const std::vector<T>& u, const std::vector<T>& f) {
-  const index_t mx = b.m[0], my = b.m[1], mz = b.m[2];
-  const long double ix = 1.0L / ((long double)b.h[0] * b.h[0]);
-  const long double iy = b.dim > 1 ? 1.0L / ((long double)b.h[1] * b.h[1]) : 0;
-  const long double iz = b.dim > 2 ? 1.0L / ((long double)b.h[2] * b.h[2]) : 0;
-  long double rr = 0, ff = 0;
-  for (index_t k = 0; k < mz; ++k)
-    for (index_t j = 0; j < my; ++j)
-      for (index_t i = 0; i < mx; ++i) {
-        auto at = [&](index_t ii, index_t jj, index_t kk) -> long double {
-          if (ii < 0 || ii >= mx || jj < 0 || jj >= my || kk < 0 || kk >= mz) return 0;
-          return u[ii + mx * (jj + my * kk)];
-        };
-        const long double c = at(i, j, k);
-        long double a = (long double)b.sigma * c + ix * (2 * c - at(i - 1, j, k) - at(i + 1, j, k));
-        if (b.dim > 1) a += iy * (2 * c - at(i, j - 1, k) - at(i, j + 1, k));
-        if (b.dim > 2) a += iz * (2 * c - at(i, j, k - 1) - at(i, j, k + 1));
-        const long double fv = f[i + mx * (j + my * k)], r = fv - a;
-        rr += r * r;
-        ff += fv * fv;
-      }
-  return double(std::sqrt(rr / ff));
-}
 
 PoissonBox box(int dim, std::array<index_t, 3> m, double sigma) {
   PoissonBox b;
@@ -94,7 +71,7 @@ void check_box(const PoissonBox& b) {
     INFO(to_string(m) << " dim " << b.dim << " " << b.m[0] << "x" << b.m[1] << "x" << b.m[2] << " sigma " << b.sigma
                       << (sizeof(T) == 8 ? " double" : " float"));
     CHECK(diff / scale <= (sizeof(T) == 8 ? 1e-12 : 2e-4));
-    if (sizeof(T) == 8) CHECK(relative_residual(b, u, f) <= 1e-12);
+    if (sizeof(T) == 8) CHECK(tridsim::testing::relative_residual(b, u.data(), f.data()) <= 1e-12);
   }
 }
 
