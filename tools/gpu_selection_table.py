@@ -14,6 +14,7 @@ import sys
 from collections import defaultdict
 
 ENUM = {"thomas": "thomas", "thomas-naive": "thomas_naive", "thomas-pcr": "thomas_pcr", "pcr": "pcr",
+        "thomas-shuffle": "thomas_shuffle",
         "cusparse": "cusparse"}
 CASE = re.compile(r"^batch/(float|double)/(uniform|arrays)/([a-z-]+)/([xy])/(\d+)x(\d+)")
 

@@ -196,8 +196,8 @@ void add(const std::string& name, std::function<void(benchmark::State&)> fn) {
   benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1);
 }
 
-const GpuAlgorithm kAlgorithms[] = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive, GpuAlgorithm::thomas_pcr,
-                                    GpuAlgorithm::pcr, GpuAlgorithm::cusparse};
+const GpuAlgorithm kAlgorithms[] = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive,   GpuAlgorithm::thomas_pcr,
+                                    GpuAlgorithm::pcr,    GpuAlgorithm::thomas_shuffle, GpuAlgorithm::cusparse};
 
 // Every algorithm that supports lines along `axis` of an array of shape n, both sources.
 template <class T>

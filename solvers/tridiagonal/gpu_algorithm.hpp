@@ -6,7 +6,7 @@
 
 namespace tridsim::tridiag {
 
-enum class GpuAlgorithm { thomas, cusparse, thomas_naive, thomas_pcr, pcr, automatic };
+enum class GpuAlgorithm { thomas, cusparse, thomas_naive, thomas_pcr, pcr, automatic, thomas_shuffle };
 
 namespace detail {
 struct GpuAlgorithmName {
@@ -17,6 +17,7 @@ struct GpuAlgorithmName {
 inline constexpr GpuAlgorithmName kGpuAlgorithmNames[] = {
     {"thomas", GpuAlgorithm::thomas},         {"thomas-transposed", GpuAlgorithm::thomas},
     {"thomas-naive", GpuAlgorithm::thomas_naive}, {"thomas-pcr", GpuAlgorithm::thomas_pcr},
+    {"thomas-shuffle", GpuAlgorithm::thomas_shuffle},
     {"pcr", GpuAlgorithm::pcr},               {"cusparse", GpuAlgorithm::cusparse},
     {"auto", GpuAlgorithm::automatic}};
 }  // namespace detail
@@ -35,7 +36,7 @@ inline std::optional<GpuAlgorithm> parse_gpu_algorithm(const std::string& name) 
 
 // The valid deck names, for error messages.
 inline const char* gpu_algorithm_names() {
-  return "auto, thomas, thomas-transposed, thomas-naive, thomas-pcr, pcr, cusparse";
+  return "auto, thomas, thomas-transposed, thomas-shuffle, thomas-naive, thomas-pcr, pcr, cusparse";
 }
 
 }  // namespace tridsim::tridiag

@@ -214,8 +214,9 @@ void check_arrays(const Layout& lay, int axis, Rng& rng, const std::vector<GpuAl
   }
 }
 
-const std::vector<GpuAlgorithm> kAll = {GpuAlgorithm::thomas,     GpuAlgorithm::thomas_naive, GpuAlgorithm::thomas_pcr,
-                                        GpuAlgorithm::pcr,        GpuAlgorithm::cusparse,     GpuAlgorithm::automatic};
+const std::vector<GpuAlgorithm> kAll = {GpuAlgorithm::thomas,    GpuAlgorithm::thomas_naive,   GpuAlgorithm::thomas_pcr,
+                                        GpuAlgorithm::pcr,       GpuAlgorithm::thomas_shuffle, GpuAlgorithm::cusparse,
+                                        GpuAlgorithm::automatic};
 constexpr index_t kLengths[] = {1, 2, 3, 31, 33, 255, 257, 1000};
 
 }  // namespace
@@ -347,7 +348,7 @@ TEST_CASE_TEMPLATE("gpu thomas-pcr and pcr refuse lines beyond their limits; nam
 TEST_CASE_TEMPLATE("gpu sanitizer subset", T, float, double) {
   Rng rng(16);
   const std::vector<GpuAlgorithm> ours = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive, GpuAlgorithm::thomas_pcr,
-                                          GpuAlgorithm::pcr};
+                                          GpuAlgorithm::pcr, GpuAlgorithm::thomas_shuffle};
   for (index_t len : {index_t(1), index_t(3), index_t(33), index_t(257)})
     for (const Shape& sh : {Shape{{len, 37, 1}, 0}, Shape{{35, len, 3}, 1}, Shape{{33, 3, len}, 2}}) {
       const Layout lay = Layout::padded(sh.n);

@@ -545,6 +545,8 @@ void solve_lines_cuda(const LineSet& L, const UniformMatrixDevice<T>& M, T* d, c
   alg = resolve_gpu_algorithm(alg, L, true, sizeof(T));
   if (alg == GpuAlgorithm::cusparse) {
     thread_baseline().solve<T>(L, M, d, stream);
+  } else if (alg == GpuAlgorithm::thomas_shuffle) {
+    launch_thomas_shuffle<T>(L, RowSource<T>{true, M.a()}, M.m(), M.cp(), d, stream);
   } else if (alg == GpuAlgorithm::thomas_pcr && L.axis != 0) {  // strided lines: segments across warps
     if (!launch_uniform_scan_strided<T>(L, M.a(), M.m(), M.cp(), d, AssignStore<T>{d}, stream))
       throw Error("tridiagonal solver (thomas-pcr): lines of " + std::to_string(L.length()) +
@@ -564,6 +566,8 @@ void solve_lines_cuda(const LineSet& L, const T* a, const T* b, const T* c, T* d
   alg = resolve_gpu_algorithm(alg, L, false, sizeof(T));
   if (alg == GpuAlgorithm::cusparse) {
     thread_baseline().solve<T>(L, a, b, c, d, stream, false);
+  } else if (alg == GpuAlgorithm::thomas_shuffle) {
+    launch_thomas_shuffle<T>(L, RowSource<T>{false, a, b, c}, nullptr, nullptr, d, stream);
   } else if (alg == GpuAlgorithm::thomas_pcr || alg == GpuAlgorithm::pcr) {
     const RowSource<T> rows{false, a, b, c};
     alg == GpuAlgorithm::pcr ? launch_pcr<T>(L, rows, d, stream) : launch_thomas_pcr<T>(L, rows, d, stream);

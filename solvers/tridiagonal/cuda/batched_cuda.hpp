@@ -28,8 +28,12 @@
 //  - thomas_naive: the paper's naive solver: one thread per line, d' overwritten in place in
 //    global memory (and c' in a scratch array for general coefficients). Coalesced only for
 //    y/z lines. Kept as a reference point and as the fallback for very long lines.
-//  - thomas_pcr: the Thomas–PCR hybrid, one warp per line held in registers (warp_solvers.hpp);
-//    lines of at most 512 points. Fastest on x lines of up to a few hundred points.
+//  - thomas_pcr: the Thomas–PCR hybrid (warp_solvers.hpp, thomas_pcr.cuh), lines of at most 512
+//    points: on x one warp per line held in registers; on y/z with a uniform matrix, segments of
+//    64 x-adjacent lines spread over the warps of a block (with arrays on y/z it runs the x
+//    kernel on strided lines, correct but slow). Fastest on x lines of a few hundred points.
+//  - thomas_shuffle: Thomas with local transposition by register shuffles instead of shared
+//    memory, x lines of at most 1024 points (thomas_shuffle.cu).
 //  - pcr: parallel cyclic reduction, one thread per row (lines of at most 1024 points).
 //  - cusparse: the cuSPARSE baseline (see CusparseTridiagonal below).
 //  - automatic: the fastest of these for the axis, line length, batch size and precision, by

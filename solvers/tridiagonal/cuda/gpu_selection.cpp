@@ -27,7 +27,7 @@ struct Measured {
 
 constexpr GpuAlgorithm thomas = GpuAlgorithm::thomas, thomas_pcr = GpuAlgorithm::thomas_pcr,
                        pcr = GpuAlgorithm::pcr, cusparse = GpuAlgorithm::cusparse,
-                       thomas_naive = GpuAlgorithm::thomas_naive;
+                       thomas_naive = GpuAlgorithm::thomas_naive, thomas_shuffle = GpuAlgorithm::thomas_shuffle;
 
 // clang-format off
 const std::vector<Measured> kMeasured = {
@@ -41,6 +41,7 @@ bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L) {
   switch (alg) {
     case GpuAlgorithm::thomas_pcr: return L.length() <= detail::kThomasPcrMax;
     case GpuAlgorithm::pcr: return L.length() <= detail::kPcrMax;
+    case GpuAlgorithm::thomas_shuffle: return L.axis == 0 && L.length() <= detail::kShuffleMax;
     case GpuAlgorithm::cusparse: return CusparseTridiagonal::supports(L);
     default: return true;
   }

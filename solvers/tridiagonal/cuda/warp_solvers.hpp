@@ -21,6 +21,7 @@ namespace tridsim::tridiag::detail {
 
 constexpr index_t kThomasPcrMax = 512;
 constexpr index_t kPcrMax = 1024;
+constexpr index_t kShuffleMax = 1024;  // thomas_shuffle: d' and c' per thread in local memory
 
 // Row coefficients: a uniform matrix (a, b, c: one row per line position, shared by all lines,
 // a[0] and c[n-1] zero, and the table of its factorization for the scan form of thomas_pcr.cuh)
@@ -38,5 +39,10 @@ template <class T>
 void launch_thomas_pcr(const LineSet& L, const RowSource<T>& rows, T* d, cudaStream_t stream);
 template <class T>
 void launch_pcr(const LineSet& L, const RowSource<T>& rows, T* d, cudaStream_t stream);
+// Thomas with local transposition by register shuffles (thomas_shuffle.cu): x lines of at most
+// kShuffleMax points; M, CP: the uniform matrix's inverse pivots and modified upper diagonal.
+template <class T>
+void launch_thomas_shuffle(const LineSet& L, const RowSource<T>& rows, const T* M, const T* CP, T* d,
+                           cudaStream_t stream);
 
 }  // namespace tridsim::tridiag::detail
