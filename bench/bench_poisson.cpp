@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "bench/poisson_cases.hpp"
 #include "core/aligned.hpp"
 #include "core/fp_env.hpp"
 #include "solvers/cyclic_reduction/poisson.hpp"
@@ -50,27 +51,7 @@ void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::arra
 
 template <class T>
 void register_all(const char* precision) {
-  const cr::PoissonMethod methods[] = {cr::PoissonMethod::bcr, cr::PoissonMethod::bcr4, cr::PoissonMethod::fft};
-  for (cr::PoissonMethod method : methods) {
-    const std::string name = cr::to_string(method);
-    for (index_t n = 127; n <= 8191; n = 2 * n + 1)
-      benchmark::RegisterBenchmark(("poisson2d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
-                                   [=](benchmark::State& s) { solve<T>(s, method, 2, {n, n, 1}); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
-    for (index_t n = 31; n <= 511; n = 2 * n + 1)
-      benchmark::RegisterBenchmark(("poisson3d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
-                                   [=](benchmark::State& s) { solve<T>(s, method, 3, {n, n, n}); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
-    for (index_t N = 3; N <= 127; N = 2 * N + 1)
-      for (index_t Q = 127; Q <= 4095; Q = 2 * Q + 1)
-        benchmark::RegisterBenchmark(
-            ("thesis/" + name + "/" + precision + "/" + std::to_string(N) + "/" + std::to_string(Q)).c_str(),
-            [=](benchmark::State& s) { solve<T>(s, method, 2, {Q, N, 1}); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
-  }
+  tridsim::bench::register_poisson_cases("", precision, solve<T>, false);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/poisson_cases.hpp"
 #include "solvers/cyclic_reduction/cuda/poisson_cuda.hpp"
 
 namespace {
@@ -68,26 +69,7 @@ void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::arra
 
 template <class T>
 void register_all(const char* precision) {
-  for (cr::PoissonMethod method : {cr::PoissonMethod::bcr, cr::PoissonMethod::bcr4, cr::PoissonMethod::fft}) {
-    const std::string name = cr::to_string(method);
-    for (index_t n = 127; n <= 8191; n = 2 * n + 1)
-      benchmark::RegisterBenchmark(("gpu_poisson2d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
-                                   [=](benchmark::State& s) { solve<T>(s, method, 2, {n, n, 1}); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseManualTime();
-    for (index_t n = 31; n <= 511; n = 2 * n + 1)
-      benchmark::RegisterBenchmark(("gpu_poisson3d/" + name + "/" + precision + "/" + std::to_string(n)).c_str(),
-                                   [=](benchmark::State& s) { solve<T>(s, method, 3, {n, n, n}); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseManualTime();
-    for (index_t N = 3; N <= 127; N = 2 * N + 1)
-      for (index_t Q = 127; Q <= 4095; Q = 2 * Q + 1)
-        benchmark::RegisterBenchmark(
-            ("gpu_thesis/" + name + "/" + precision + "/" + std::to_string(N) + "/" + std::to_string(Q)).c_str(),
-            [=](benchmark::State& s) { solve<T>(s, method, 2, {Q, N, 1}); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseManualTime();
-  }
+  tridsim::bench::register_poisson_cases("gpu_", precision, solve<T>, true);
 }
 
 }  // namespace

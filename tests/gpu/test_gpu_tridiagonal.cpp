@@ -73,8 +73,6 @@ bool same_bits(T x, T y) {
   return std::memcmp(&x, &y, sizeof(T)) == 0;
 }
 
-const char* alg_name(GpuAlgorithm a) { return gpu_algorithm_name(a); }
-
 // Device array (RAII).
 template <class T>
 struct DeviceVector {
@@ -175,7 +173,7 @@ void check_uniform(const Layout& lay, int axis, Rng& rng, const std::vector<GpuA
   solve_lines<T>(L, M, want.data());
   for (GpuAlgorithm alg : algs) {
     if (!gpu_algorithm_supports(alg, L)) continue;
-    INFO("uniform, ", alg_name(alg), ", ", lay.describe(axis));
+    INFO("uniform, ", gpu_algorithm_name(alg), ", ", lay.describe(axis));
     DeviceVector<T> d(rhs);
     solve_lines_cuda<T>(L, Md, d.p, 0, alg);
     cuda_ok(cudaDeviceSynchronize(), "solve");
@@ -200,7 +198,7 @@ void check_arrays(const Layout& lay, int axis, Rng& rng, const std::vector<GpuAl
   const DeviceVector<T> dA(A), dB(B), dC(C);
   for (GpuAlgorithm alg : algs) {
     if (!gpu_algorithm_supports(alg, L)) continue;
-    INFO("arrays, ", alg_name(alg), ", ", lay.describe(axis));
+    INFO("arrays, ", gpu_algorithm_name(alg), ", ", lay.describe(axis));
     DeviceVector<T> d(rhs);
     solve_lines_cuda<T>(L, dA.p, dB.p, dC.p, d.p, 0, alg);
     cuda_ok(cudaDeviceSynchronize(), "solve");

@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(1024)
   const int lane = int(threadIdx.x) % X, w = int(threadIdx.x) / X, W = int(blockDim.x) / X;
   const index_t q = index_t(blockIdx.x) * X + lane;
   const bool active = q < g.count;
-  const index_t base = active ? (q % g.nA) * g.sA + (q / g.nA) * g.sB : 0, s = g.s;
+  const index_t base = active ? line_base(g, q) : 0, s = g.s;
   const int n = int(g.n), r0 = w * R, L = active ? (n - r0 < R ? n - r0 : R) : 0;
   T v[R];
 #pragma unroll

@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(32) thomas_shuffle_kernel(Geometry g, RowSourc
   const index_t q0 = index_t(blockIdx.x) * 32;
   const int nl = int(g.count - q0 < 32 ? g.count - q0 : 32);
   const bool active = lane < nl;
-  const index_t base = active ? (q0 + lane) % g.nA * g.sA + (q0 + lane) / g.nA * g.sB : 0;
+  const index_t base = active ? line_base(g, q0 + lane) : 0;
   const int n = int(g.n), chunks = (n + 31) / 32;
   T v[32];
   T prev = T(0), cprev = T(0);

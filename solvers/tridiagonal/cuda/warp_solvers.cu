@@ -25,21 +25,6 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;  // lines per block of the hybrid
 
-// Coefficients of row r of a line whose staged copies (arrays case) sit at sa, sb, sc.
-template <class T>
-__device__ __forceinline__ void row_coefficients(const RowSource<T>& src, const T* sa, const T* sb, const T* sc,
-                                                 int r, T& a, T& b, T& c) {
-  if (src.uniform) {
-    a = __ldg(src.a + r);
-    b = __ldg(src.b + r);
-    c = __ldg(src.c + r);
-  } else {
-    a = sa[pad(r)];
-    b = sb[pad(r)];
-    c = sc[pad(r)];
-  }
-}
-
 // Copy a line (n elements, stride s from src) into padded shared memory, cooperatively.
 template <class T>
 __device__ __forceinline__ void stage(T* dst, const T* __restrict__ src, index_t base, index_t s, int n, int lane,
@@ -47,6 +32,7 @@ __device__ __forceinline__ void stage(T* dst, const T* __restrict__ src, index_t
   for (int r = lane; r < n; r += width) dst[pad(r)] = src[base + index_t(r) * s];
 }
 
+// Thomas–PCR for coefficient arrays (a factored uniform matrix runs uniform_scan_kernel).
 template <class T, int M>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     thomas_pcr_kernel(Geometry g, RowSource<T> src, T* __restrict__ d) {
@@ -55,22 +41,21 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const index_t q = index_t(blockIdx.x) * kWarpsPerBlock + warp;
   if (q >= g.count) return;  // (whole warps)
   const int n = int(g.n), np = pad(n) + 1;
-  const index_t base = (q % g.nA) * g.sA + (q / g.nA) * g.sB, s = g.s;
-  const int arrays = src.uniform ? 0 : 3;
-  T* const sd = reinterpret_cast<T*>(smem_raw) + warp * (1 + arrays) * np;
+  const index_t base = line_base(g, q), s = g.s;
+  T* const sd = reinterpret_cast<T*>(smem_raw) + warp * 4 * np;  // d, a, b, c of the warp's line
   T* const sa = sd + np;
   T* const sb = sa + np;
   T* const sc = sb + np;
   stage(sd, d, base, s, n, lane, 32);
-  if (!src.uniform) {
-    stage(sa, src.a, base, s, n, lane, 32);
-    stage(sb, src.b, base, s, n, lane, 32);
-    stage(sc, src.c, base, s, n, lane, 32);
-  }
+  stage(sa, src.a, base, s, n, lane, 32);
+  stage(sb, src.b, base, s, n, lane, 32);
+  stage(sc, src.c, base, s, n, lane, 32);
   __syncwarp();
-
-  auto row = [&](int r, T& a, T& b, T& c) { row_coefficients(src, sa, sb, sc, r, a, b, c); };
-  thomas_pcr_warp<T, M>(lane, n, sd, row);
+  thomas_pcr_warp<T, M>(lane, n, sd, [&](int r, T& a, T& b, T& c) {
+    a = sa[pad(r)];
+    b = sb[pad(r)];
+    c = sc[pad(r)];
+  });
   __syncwarp();
   for (int r = lane; r < n; r += 32) d[base + index_t(r) * s] = sd[pad(r)];
 }
@@ -84,7 +69,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const index_t q = index_t(blockIdx.x) * kWarpsPerBlock + warp;
   if (q >= g.count) return;  // (whole warps)
   const int n = int(g.n);
-  const index_t base = (q % g.nA) * g.sA + (q / g.nA) * g.sB, s = g.s;
+  const index_t base = line_base(g, q), s = g.s;
   T* const sd = reinterpret_cast<T*>(smem_raw) + warp * (pad(n) + 1);
   stage(sd, d, base, s, n, lane, 32);
   __syncwarp();
@@ -99,7 +84,7 @@ __global__ void pcr_kernel(Geometry g, RowSource<T> src, T* __restrict__ d) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int n = int(g.n), i = int(threadIdx.x);
   const index_t q = blockIdx.x;
-  const index_t base = (q % g.nA) * g.sA + (q / g.nA) * g.sB, s = g.s;
+  const index_t base = line_base(g, q), s = g.s;
   Row<T>* const rows = reinterpret_cast<Row<T>*>(smem_raw);
   Row<T> me = identity_row<T>();
   if (i < n) {
