@@ -1,8 +1,8 @@
 #pragma once
 // The poisson module's cuda backend: the right-hand side goes to the device once, is solved
 // there (solvers/cyclic_reduction/cuda/poisson_cuda.hpp) and the solution comes back once.
-// Refinement (as on the CPU: bcr/bcr4 in 2D from 2048^2 nodes, or as the deck says) forms the
-// residual on the host and solves for the correction on the device. Built only with CUDA.
+// Refinement (cr::refines: as on the CPU, or as the deck says) runs on the device too. Built
+// only with CUDA.
 #include <memory>
 
 #include "solvers/cyclic_reduction/poisson_box.hpp"

@@ -49,10 +49,7 @@ void poisson_residual(const PoissonBox& b, const T* u, const T* f, T* r) {
 template <class T>
 class PoissonSolver {
  public:
-  // refine: one step of iterative refinement after the solve (u += A^{-1}(f - A u)). BCR's
-  // rounding error grows faster with n than the sine transforms' (residual 1.5e-12 at 3000 x 2501
-  // against 4e-13), so `automatic` refines bcr/bcr4 in 2D from 2048^2 nodes on, which brings
-  // the residual to the rounding floor of the transforms at twice the cost.
+  // refine: one step of iterative refinement after the solve (u += A^{-1}(f - A u)); see refines().
   PoissonSolver(const PoissonBox& box, PoissonMethod method, bool fft_measure = false,
                 Refine refine = Refine::automatic)
       : box_(box), method_(method) {
@@ -61,8 +58,7 @@ class PoissonSolver {
     if (!(box.sigma >= 0)) throw Error("Poisson solver: the shift sigma must be >= 0");
     if (method_ == PoissonMethod::automatic) method_ = PoissonMethod::fft;
     if (method_ == PoissonMethod::fft) fft_.emplace(box_.dim, box_.m, box_.h, box_.sigma, fft_measure);
-    refine_ = refine == Refine::on || (refine == Refine::automatic && method_ != PoissonMethod::fft && box_.dim == 2 &&
-                                       box_.size() >= index_t(2048) * 2048);
+    refine_ = cr::refines(refine, method_, box_);
   }
   PoissonMethod method() const { return method_; }
   const PoissonBox& box() const { return box_; }

@@ -4,7 +4,8 @@
 //     2^k - 1, 2^k, mixed) with and without a shift: residual ||f - A u|| / ||f|| (long double)
 //     <= 1e-12 in double, and agreement with the CPU fft solution (relative max difference
 //     <= 1e-12 in double, <= 2e-4 in float, the float rounding times cond ~ (n/pi)^2);
-//  2. the module with backend cuda gives the CPU module's solution (relative 1e-12).
+//  2. bcr and bcr4 at the largest sizes (8191^2, 511^3) and a rectangle: residual <= 1e-12;
+//  3. the module with backend cuda gives the CPU module's solution (relative 1e-12).
 // Without a CUDA device the program prints "SKIPPED: no CUDA device" and exits 0.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -30,8 +31,9 @@ using namespace tridsim::cr;
 namespace {
 
 template <class T>
-std::vector<T> gpu_solve(const PoissonBox& b, PoissonMethod m, const std::vector<T>& f) {
-  PoissonCuda<T> solver(b, m);
+std::vector<T> gpu_solve(const PoissonBox& b, PoissonMethod m, const std::vector<T>& f,
+                         Refine refine = Refine::automatic) {
+  PoissonCuda<T> solver(b, m, refine);
   T* d = nullptr;
   REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(T) * f.size()) == cudaSuccess);
   REQUIRE(cudaMemcpy(d, f.data(), sizeof(T) * f.size(), cudaMemcpyHostToDevice) == cudaSuccess);
@@ -82,11 +84,35 @@ TEST_CASE("GPU solvers against the CPU, double and float") {
       {1, {1, 1, 1}},    {1, {7, 1, 1}},     {1, {100, 1, 1}},  {2, {1, 1, 1}},    {2, {1, 5, 1}},
       {2, {5, 1, 1}},    {2, {3, 3, 1}},     {2, {17, 9, 1}},   {2, {31, 31, 1}},  {2, {64, 65, 1}},
       {2, {100, 37, 1}}, {2, {127, 127, 1}}, {2, {33, 255, 1}}, {2, {300, 200, 1}}, {3, {1, 1, 1}},
-      {3, {2, 3, 4}},    {3, {7, 5, 3}},     {3, {15, 15, 15}}, {3, {13, 17, 11}}, {3, {31, 20, 33}}};
+      {3, {2, 3, 4}},    {3, {7, 5, 3}},     {3, {15, 15, 15}}, {3, {13, 17, 11}}, {3, {31, 20, 33}},
+      // x lines that split unevenly over the kernel's threads (rows per thread 4, 8, 16)
+      {2, {129, 2, 1}},  {2, {1000, 7, 1}},  {2, {2049, 3, 1}},  {2, {5000, 5, 1}}};
   for (double sigma : {0.0, 2.5})
     for (const auto& [dim, m] : boxes) check_box<double>(box(dim, m, sigma));
   for (const auto& [dim, m] : boxes)
     if (m[0] * m[1] * m[2] <= 5000) check_box<float>(box(dim, m, 0.0));
+}
+
+TEST_CASE("GPU BCR at the issue's largest sizes: residual <= 1e-12 in double") {
+  // 2D up to 8191^2 (automatic refinement from 2048^2 on; the unrefined residual is printed),
+  // a non-power-of-two rectangle, and 3D 511^3.
+  const std::vector<std::pair<int, std::array<index_t, 3>>> boxes = {
+      {2, {4095, 4095, 1}}, {2, {8191, 8191, 1}}, {2, {3001, 1000, 1}}, {3, {511, 511, 511}}};
+  for (const auto& [dim, m] : boxes) {
+    const PoissonBox b = box(dim, m, 0.0);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    std::vector<double> f(b.size());
+    for (auto& v : f) v = dist(rng);
+    for (PoissonMethod method : {PoissonMethod::bcr, PoissonMethod::bcr4}) {
+      INFO(to_string(method) << " " << m[0] << "x" << m[1] << "x" << m[2]);
+      const double once = tridsim::testing::relative_residual(b, gpu_solve(b, method, f, Refine::off).data(), f.data());
+      const double fin = tridsim::testing::relative_residual(b, gpu_solve(b, method, f).data(), f.data());
+      MESSAGE(to_string(method) << " " << m[0] << "x" << m[1] << "x" << m[2] << ": residual " << once
+                                << " unrefined, " << fin << " as solved by default");
+      CHECK(fin <= 1e-12);
+    }
+  }
 }
 
 TEST_CASE("poisson module: backend cuda gives the CPU solution") {

@@ -10,50 +10,28 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda_support.cuh"
 #include "core/errors.hpp"
 #include "solvers/cyclic_reduction/bcr_levels.hpp"
+#include "solvers/cyclic_reduction/cuda/bcr_kernel.cuh"
 
 namespace tridsim::cr {
 
 namespace {
 
-void check(cudaError_t e, const char* what, const char* file, int line) {
-  if (e != cudaSuccess)
-    throw Error(std::string("CUDA error at ") + file + ":" + std::to_string(line) + " in " + what + ": " +
-                cudaGetErrorString(e));
-}
-void check(cufftResult r, const char* what, const char* file, int line) {
+using cuda::DeviceArray;
+
+void check_cufft(cufftResult r, const char* what, const char* file, int line) {
   if (r != CUFFT_SUCCESS)
     throw Error(std::string("cuFFT error ") + std::to_string(int(r)) + " at " + file + ":" + std::to_string(line) +
                 " in " + what);
 }
-#define POISSON_CUDA(call) check((call), #call, __FILE__, __LINE__)
-#define POISSON_LAUNCH(name) check(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+#define POISSON_CUFFT(call) check_cufft((call), #call, __FILE__, __LINE__)
 
 template <class T>
-struct DeviceArray {
-  T* p = nullptr;
-  std::size_t n = 0;
-  DeviceArray() = default;
-  explicit DeviceArray(std::size_t count) : n(count) {
-    if (count) POISSON_CUDA(cudaMalloc(&p, count * sizeof(T)));
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; o.n = 0; }
-  DeviceArray& operator=(DeviceArray&& o) noexcept {
-    std::swap(p, o.p);
-    std::swap(n, o.n);
-    return *this;
-  }
-  ~DeviceArray() {
-    if (p) cudaFree(p);
-  }
-  void upload(const std::vector<T>& v) {
-    *this = DeviceArray(v.size());
-    if (!v.empty()) POISSON_CUDA(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-};
+void upload(DeviceArray<T>& a, const std::vector<T>& v) {
+  a.upload(v.data(), index_t(v.size()));
+}
 
 int blocks_for(long long work, int threads = 256) {
   return int(std::min<long long>((work + threads - 1) / threads, 65535LL * 16));
@@ -149,9 +127,9 @@ struct AxisDst {
     int n = int(g.N), inembed = int(g.N), onembed = int(g.N / 2 + 1);
     const int lines = int(g.lines);
     if (g.interleaved)
-      POISSON_CUDA(cufftPlanMany(&plan, 1, &n, &inembed, lines, 1, &onembed, lines, 1, Cufft<T>::type, lines));
+      POISSON_CUFFT(cufftPlanMany(&plan, 1, &n, &inembed, lines, 1, &onembed, lines, 1, Cufft<T>::type, lines));
     else
-      POISSON_CUDA(cufftPlanMany(&plan, 1, &n, &inembed, 1, int(g.N), &onembed, 1, int(g.N / 2 + 1), Cufft<T>::type,
+      POISSON_CUFFT(cufftPlanMany(&plan, 1, &n, &inembed, 1, int(g.N), &onembed, 1, int(g.N / 2 + 1), Cufft<T>::type,
                                  lines));
   }
   AxisDst(const AxisDst&) = delete;
@@ -164,11 +142,11 @@ struct AxisDst {
   // x (device) <- DST-I of x along this axis (unnormalized).
   void run(T* x, T* ext, typename Cufft<T>::complex* out, cudaStream_t s) const {
     dst_pack<T><<<blocks_for(g.lines * g.N), 256, 0, s>>>(x, ext, g);
-    POISSON_LAUNCH("dst_pack");
-    POISSON_CUDA(cufftSetStream(plan, s));
-    POISSON_CUDA(Cufft<T>::exec(plan, ext, out));
+    TRIDSIM_CUDA_LAUNCH();
+    POISSON_CUFFT(cufftSetStream(plan, s));
+    POISSON_CUFFT(Cufft<T>::exec(plan, ext, out));
     dst_unpack<T><<<blocks_for(g.lines * g.m), 256, 0, s>>>(out, x, g);
-    POISSON_LAUNCH("dst_unpack");
+    TRIDSIM_CUDA_LAUNCH();
   }
 };
 
@@ -188,88 +166,6 @@ std::vector<T> cast(const std::vector<double>& v) {
 }
 
 // ---- block cyclic reduction ----------------------------------------------------------------
-// One sub-problem of a level: the shift lambda_j of its interval, where its right-hand side comes
-// from (rows of g, >= 0, or slots of the copied inner rows, < 0 as -(slot+1)) with which weights,
-// and which rows its weighted solution is added to. `key` numbers the interval within the level.
-struct Task {
-  double shift;
-  int nin, nout, key;
-  long long in_row[5];
-  double cin[5];
-  long long out_row[3];
-  double cout[3];
-};
-
-constexpr unsigned kFull = 0xffffffffu;
-
-// Every thread: one task on one plane. Thomas along x with e = -c', d = d' in `scratch`
-// (element i of thread t at i*total + t: coalesced), then the back substitution, whose
-// weighted values are summed over the threads of a warp that share an interval (segmented
-// suffix sum; tasks of one interval are consecutive) and added to the rows by the first
-// thread of each segment.
-template <class T>
-__global__ void bcr_level(const Task* __restrict__ tasks, int ntasks, int nplanes, int nint, T* __restrict__ g,
-                          const T* __restrict__ inner, long long mx, long long plane_size, long long inner_plane,
-                          T rho, const T* __restrict__ plane_base, T* __restrict__ scratch) {
-  const long long total = (long long)ntasks * nplanes;
-  const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  const bool live = tid < total;
-  const int lane = threadIdx.x & 31;
-  const long long task_id = live ? tid % ntasks : 0, plane = live ? tid / ntasks : 0;
-  const Task& tk = tasks[task_id];
-  const long long key = live ? plane * nint + tk.key : -1 - (tid - total);  // idle threads: own segments
-  T* gp = g + plane * plane_size;
-  const T* ip = inner + plane * inner_plane;
-  const T* in[5];
-  T cin[5];
-  const int nin = live ? tk.nin : 0;
-  for (int k = 0; k < 5; ++k) {
-    in[k] = nullptr;
-    cin[k] = 0;
-    if (k < nin) {
-      const long long r = tk.in_row[k];
-      in[k] = r >= 0 ? gp + r * mx : ip + (-r - 1) * mx;
-      cin[k] = T(tk.cin[k]);
-    }
-  }
-  const T diag = live ? plane_base[plane] + T(tk.shift) : T(1) + 2 * rho;
-  T* e = scratch;
-  T* d = scratch + mx * total;
-  T eprev = 0, dprev = 0;
-  for (long long i = 0; i < mx; ++i) {
-    T rhs = 0;
-    for (int k = 0; k < nin; ++k) rhs += cin[k] * in[k][i];
-    const T inv = T(1) / (diag - rho * eprev);
-    eprev = rho * inv;
-    dprev = (rhs + rho * dprev) * inv;
-    if (live) {
-      e[i * total + tid] = eprev;
-      d[i * total + tid] = dprev;
-    }
-  }
-  const int nout = live ? tk.nout : 0;
-  T* out[3];
-  T cout[3];
-  for (int o = 0; o < 3; ++o) {
-    out[o] = o < nout ? gp + tk.out_row[o] * mx : nullptr;
-    cout[o] = o < nout ? T(tk.cout[o]) : T(0);
-  }
-  const long long key_before = __shfl_up_sync(kFull, key, 1);
-  const bool head = lane == 0 || key_before != key;
-  T x = 0;
-  for (long long i = mx - 1; i >= 0; --i) {
-    if (live) x = d[i * total + tid] + e[i * total + tid] * x;
-    for (int o = 0; o < 3; ++o) {
-      T v = cout[o] * x;
-      for (int off = 1; off < 32; off <<= 1) {
-        const T other = __shfl_down_sync(kFull, v, off);
-        const long long okey = __shfl_down_sync(kFull, key, off);
-        if (lane + off < 32 && okey == key) v += other;
-      }
-      if (head && o < nout) atomicAdd(out[o] + i, v);
-    }
-  }
-}
 
 // Back substitution: copy the inner rows of a level to their slots and zero them (they receive
 // the sums). pairs[2q] = row, pairs[2q+1] = slot.
@@ -286,12 +182,75 @@ __global__ void take_inner(const long long* __restrict__ pairs, int npairs, int 
   }
 }
 
+// r = f - (-Lap_h + sigma) u (zero values outside the box), then the refinement's u += r.
+template <class T>
+__global__ void residual(const T* __restrict__ u, const T* __restrict__ f, T* __restrict__ r, long long mx,
+                         long long my, long long mz, double ix, double iy, double iz, double sigma) {
+  const long long total = mx * my * mz;
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+       t += (long long)gridDim.x * blockDim.x) {
+    const long long i = t % mx, j = (t / mx) % my, k = t / (mx * my);  // x-fastest
+    const double c = u[t];
+    double a = sigma * c + ix * (2 * c - (i > 0 ? double(u[t - 1]) : 0.0) - (i + 1 < mx ? double(u[t + 1]) : 0.0));
+    if (my > 1)
+      a += iy * (2 * c - (j > 0 ? double(u[t - mx]) : 0.0) - (j + 1 < my ? double(u[t + mx]) : 0.0));
+    if (mz > 1)
+      a += iz * (2 * c - (k > 0 ? double(u[t - mx * my]) : 0.0) - (k + 1 < mz ? double(u[t + mx * my]) : 0.0));
+    r[t] = T(double(f[t]) - a);
+  }
+}
+template <class T>
+__global__ void add_to(T* __restrict__ u, const T* __restrict__ r, long long n) {
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n; t += (long long)gridDim.x * blockDim.x)
+    u[t] += r[t];
+}
+
+// One level of the reduction or back substitution: its tasks (grouped by interval) and the
+// chunks of them that the blocks take.
 struct Pass {
   bool back = false;
-  int ntasks = 0, nint = 0, npairs = 0;
-  DeviceArray<Task> tasks;
+  int nout = 0, npairs = 0, nchunks = 0;
+  DeviceArray<detail::BcrTask> tasks;
+  DeviceArray<detail::BcrChunk> chunks;
   DeviceArray<long long> pairs;
 };
+
+// The kernel's rows per thread S (a power of two, at least 4) and threads per block P (a
+// multiple of 32, at most 512) for lines of length L.
+struct LineSplit {
+  int S = 4, P = 32;
+};
+LineSplit split_line(long long L) {
+  LineSplit s;
+  while ((L + s.S - 1) / s.S > 512) s.S *= 2;
+  s.P = int(std::max<long long>(32, ((L + s.S - 1) / s.S + 31) / 32 * 32));
+  return s;
+}
+std::size_t level_smem(const LineSplit& s, int nout, std::size_t value_size) {
+  return value_size * (std::size_t(nout) * s.S * (s.P + 1) + 64);
+}
+
+template <class T, int S, int NOUT>
+void launch_level(const Pass& p, const LineSplit& ls, long long nplanes, T* g, const T* inner, long long L,
+                  long long plane_size, long long inner_plane, double rho, const double* excess, cudaStream_t s) {
+  auto* kernel = detail::bcr_level_kernel<T, S, NOUT>;
+  const std::size_t smem = level_smem(ls, NOUT, sizeof(T));
+  TRIDSIM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  kernel<<<dim3(unsigned(p.nchunks), unsigned(nplanes)), unsigned(ls.P), smem, s>>>(
+      p.tasks.p, p.chunks.p, g, inner, L, plane_size, inner_plane, rho, excess);
+  TRIDSIM_CUDA_LAUNCH();
+}
+
+template <class T, int S>
+void launch_level_nout(const Pass& p, const LineSplit& ls, long long nplanes, T* g, const T* inner, long long L,
+                       long long plane_size, long long inner_plane, double rho, const double* excess,
+                       cudaStream_t s) {
+  switch (p.nout) {
+    case 1: return launch_level<T, S, 1>(p, ls, nplanes, g, inner, L, plane_size, inner_plane, rho, excess, s);
+    case 2: return launch_level<T, S, 2>(p, ls, nplanes, g, inner, L, plane_size, inner_plane, rho, excess, s);
+    default: return launch_level<T, S, 3>(p, ls, nplanes, g, inner, L, plane_size, inner_plane, rho, excess, s);
+  }
+}
 
 }  // namespace
 
@@ -299,6 +258,7 @@ template <class T>
 struct PoissonCuda<T>::Impl {
   PoissonBox box;
   PoissonMethod method = PoissonMethod::fft;
+  bool refine = false;
   std::array<long long, 3> m{1, 1, 1};
   // fft
   std::vector<std::unique_ptr<AxisDst<T>>> axes;  // every axis (fft) or z only (3D bcr)
@@ -306,10 +266,15 @@ struct PoissonCuda<T>::Impl {
   DeviceArray<typename Cufft<T>::complex> spectrum;
   T norm = 1;
   // bcr
-  long long mx = 1, my = 1, nplanes = 1, inner_slots = 0, max_threads = 0;
-  T rho = 0, pre_scale = 1;
+  long long mx = 1, my = 1, nplanes = 1, inner_slots = 0;
+  double rho = 0;
+  T pre_scale = 1;
+  LineSplit line;
   std::vector<Pass> passes;
-  DeviceArray<T> plane_base, inner, scratch;
+  DeviceArray<double> plane_excess;
+  DeviceArray<T> inner;
+  // refinement
+  DeviceArray<T> rhs, res;
 
   void make_transforms(const std::vector<int>& which) {
     std::size_t next = 0, nout = 0;
@@ -318,8 +283,8 @@ struct PoissonCuda<T>::Impl {
       next = std::max(next, axes.back()->ext_size());
       nout = std::max(nout, axes.back()->out_size());
     }
-    ext = DeviceArray<T>(next);
-    spectrum = DeviceArray<typename Cufft<T>::complex>(nout);
+    ext.allocate(index_t(next));
+    spectrum.allocate(index_t(nout));
   }
   void transforms(T* f, cudaStream_t s) {
     for (const auto& ax : axes) ax->run(f, ext.p, spectrum.p, s);
@@ -333,43 +298,51 @@ struct PoissonCuda<T>::Impl {
     mx = dim == 1 ? 1 : m[0];
     my = n;
     const double hb = box.h[block_axis];
-    rho = dim == 1 ? T(0) : T(hb * hb / (box.h[0] * box.h[0]));
-    std::vector<double> base;
+    rho = dim == 1 ? 0.0 : hb * hb / (box.h[0] * box.h[0]);
+    // The diagonal of a sub-problem, less the 2 rho of the Laplacian along x, before its shift.
+    std::vector<double> excess;
     if (dim == 3) {  // DST along z first: plane k carries the shift lambda_k^z / hz^2
       make_transforms({2});
       nplanes = m[2];
       const std::vector<double> lz = eigenvalues(m[2], box.h[2], true);
-      for (long long k = 0; k < m[2]; ++k) base.push_back(2 * double(rho) + hb * hb * (box.sigma + lz[std::size_t(k)]));
+      for (long long k = 0; k < m[2]; ++k) excess.push_back(hb * hb * (box.sigma + lz[std::size_t(k)]));
       pre_scale = T(hb * hb / double(2 * (m[2] + 1)));  // h_y^2 and the DST's normalization
     } else {
       nplanes = 1;
-      base.push_back(2 * double(rho) + hb * hb * box.sigma);
+      excess.push_back(hb * hb * box.sigma);
       pre_scale = T(hb * hb);
     }
-    plane_base.upload(cast<T>(base));
+    upload(plane_excess, excess);
+    line = split_line(mx);
+    int device = 0, smem_optin = 0, sms = 1;
+    TRIDSIM_CUDA(cudaGetDevice(&device));
+    TRIDSIM_CUDA(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    TRIDSIM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (line.S > 16 || level_smem(line, q == 4 ? 3 : 2, sizeof(T)) > std::size_t(smem_optin))
+      throw Error("CUDA Poisson solver: " + std::to_string(mx) + " interior nodes along x are too many for method " +
+                  std::string(q == 4 ? "bcr4" : "bcr") + " (at most 8192); use method fft");
     const int R = detail::top_level(n, q);
     auto build = [&](int r, bool back) {
       const std::vector<detail::Interval> ivs = detail::level_intervals(n, q, r);
       Pass p;
       p.back = back;
-      p.nint = int(ivs.size());
-      std::vector<Task> tasks;
+      std::vector<detail::BcrTask> tasks;
+      std::vector<int> interval_start;
       std::vector<long long> pairs;
-      for (std::size_t t = 0; t < ivs.size(); ++t) {
-        const detail::Interval& iv = ivs[t];
+      for (const detail::Interval& iv : ivs) {
         const bool has_a = iv.a >= 1, has_b = iv.b <= n;
         const long long slot0 = (long long)pairs.size() / 2;  // this interval's inner rows: slots slot0 + s
         for (int s = 0; s < iv.nsub && back; ++s) {
           pairs.push_back(iv.sub[s] - 1);
           pairs.push_back(slot0 + s);
         }
+        interval_start.push_back(int(tasks.size()));
         for (long long j = 1; j <= iv.m; ++j) {
           bool used = false;
           for (int s = 0; s < iv.nsub; ++s) used |= (j * (iv.sub[s] - iv.a)) % (iv.m + 1) != 0;
           if (!used) continue;
-          Task k{};
+          detail::BcrTask k{};
           k.shift = detail::k_eigenvalue(iv.m, j);
-          k.key = int(t);
           for (int s = 0; s < iv.nsub; ++s) {
             k.in_row[k.nin] = back ? -(slot0 + s) - 1 : iv.sub[s] - 1;
             k.cin[k.nin++] = detail::sine_weight(iv.m, j, iv.sub[s] - iv.a);
@@ -385,50 +358,73 @@ struct PoissonCuda<T>::Impl {
             if (has_a) { k.out_row[k.nout] = iv.a - 1; k.cout[k.nout++] = detail::sine_weight(iv.m, j, 1); }
             if (has_b) { k.out_row[k.nout] = iv.b - 1; k.cout[k.nout++] = detail::sine_weight(iv.m, j, iv.m); }
           }
+          p.nout = std::max(p.nout, k.nout);
           tasks.push_back(k);
         }
       }
-      if (tasks.empty()) return;
-      p.ntasks = int(tasks.size());
+      if (tasks.empty() || p.nout == 0) return;
+      interval_start.push_back(int(tasks.size()));
+      // Chunks: enough blocks to fill the device about four times over; the tasks of an interval
+      // beyond that share a block (fewer atomic adds to its output rows).
+      const long long target = 4LL * sms * std::max(1, 1024 / line.P);
+      const int per_chunk = int(std::max<long long>(1, (long long)tasks.size() * nplanes / target));
+      std::vector<detail::BcrChunk> chunks;
+      for (std::size_t t = 0; t + 1 < interval_start.size(); ++t)
+        for (int b = interval_start[t]; b < interval_start[t + 1]; b += per_chunk)
+          chunks.push_back({b, std::min(per_chunk, interval_start[t + 1] - b)});
       p.npairs = int(pairs.size() / 2);
-      p.tasks = DeviceArray<Task>(tasks.size());
-      POISSON_CUDA(cudaMemcpy(p.tasks.p, tasks.data(), tasks.size() * sizeof(Task), cudaMemcpyHostToDevice));
-      p.pairs.upload(pairs);
+      p.nchunks = int(chunks.size());
+      p.tasks.upload(tasks.data(), index_t(tasks.size()));
+      p.chunks.upload(chunks.data(), index_t(chunks.size()));
+      upload(p.pairs, pairs);
       inner_slots = std::max(inner_slots, (long long)p.npairs);
-      max_threads = std::max(max_threads, (long long)p.ntasks * nplanes);
       passes.push_back(std::move(p));
     };
     for (int r = 1; r <= R; ++r) build(r, false);
     for (int r = R + 1; r >= 1; --r) build(r, true);
-    inner = DeviceArray<T>(std::size_t(inner_slots * mx * nplanes));
-    scratch = DeviceArray<T>(std::size_t(2 * mx * max_threads));
+    inner.allocate(index_t(inner_slots * mx * nplanes));
   }
 
   void run_bcr(T* g, cudaStream_t s) {
     const long long size = m[0] * m[1] * m[2];
     if (box.dim == 3) transforms(g, s);
     scale_array<T><<<blocks_for(size), 256, 0, s>>>(g, size, pre_scale);
-    POISSON_LAUNCH("scale_array");
+    TRIDSIM_CUDA_LAUNCH();
     const long long plane_size = mx * my, inner_plane = inner_slots * mx;
     for (const Pass& p : passes) {
       if (p.back) {
         take_inner<T><<<blocks_for((long long)p.npairs * nplanes * mx), 256, 0, s>>>(
             p.pairs.p, p.npairs, int(nplanes), g, inner.p, mx, plane_size, inner_plane);
-        POISSON_LAUNCH("take_inner");
+        TRIDSIM_CUDA_LAUNCH();
       }
-      const long long threads = (long long)p.ntasks * nplanes;
-      const int block = 128;
-      bcr_level<T><<<int((threads + block - 1) / block), block, 0, s>>>(p.tasks.p, p.ntasks, int(nplanes), p.nint, g,
-                                                                        inner.p, mx, plane_size, inner_plane, rho,
-                                                                        plane_base.p, scratch.p);
-      POISSON_LAUNCH("bcr_level");
+      auto go = [&](auto launch) {
+        launch(p, line, nplanes, g, inner.p, mx, plane_size, inner_plane, rho, plane_excess.p, s);
+      };
+      switch (line.S) {
+        case 4: go(launch_level_nout<T, 4>); break;
+        case 8: go(launch_level_nout<T, 8>); break;
+        default: go(launch_level_nout<T, 16>); break;
+      }
     }
     if (box.dim == 3) transforms(g, s);
+  }
+
+  void run_fft(T* f, cudaStream_t s) {
+    transforms(f, s);
+    divide_eigen<T><<<blocks_for(m[0] * m[1] * m[2]), 256, 0, s>>>(f, ex.p, ey.p, ez.p, m[0], m[1], m[2],
+                                                                   T(box.sigma), norm);
+    TRIDSIM_CUDA_LAUNCH();
+    transforms(f, s);
+  }
+  void solve_once(T* f, cudaStream_t s) {
+    if (method == PoissonMethod::fft) run_fft(f, s);
+    else run_bcr(f, s);
   }
 };
 
 template <class T>
-PoissonCuda<T>::PoissonCuda(const PoissonBox& box, PoissonMethod method) : impl_(std::make_unique<Impl>()) {
+PoissonCuda<T>::PoissonCuda(const PoissonBox& box, PoissonMethod method, Refine refine)
+    : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   if (box.dim < 1 || box.dim > 3) throw Error("CUDA Poisson solver: dim must be 1, 2 or 3");
   if (!(box.sigma >= 0)) throw Error("CUDA Poisson solver: the shift sigma must be >= 0");
@@ -441,18 +437,23 @@ PoissonCuda<T>::PoissonCuda(const PoissonBox& box, PoissonMethod method) : impl_
   if ((long long)s.m[0] * s.m[1] * s.m[2] * 4 > (1LL << 31))
     throw Error("CUDA Poisson solver: the box is too large for 32-bit cuFFT plans");
   s.method = method == PoissonMethod::automatic ? PoissonMethod::fft : method;
+  s.refine = cr::refines(refine, s.method, s.box);
   if (s.method == PoissonMethod::fft) {
     std::vector<int> which;
     for (int a = 0; a < box.dim; ++a) which.push_back(a);
     s.make_transforms(which);
-    s.ex.upload(cast<T>(eigenvalues(s.m[0], box.h[0], true)));
-    s.ey.upload(cast<T>(eigenvalues(s.m[1], box.h[1], box.dim > 1)));
-    s.ez.upload(cast<T>(eigenvalues(s.m[2], box.h[2], box.dim > 2)));
+    upload(s.ex, cast<T>(eigenvalues(s.m[0], box.h[0], true)));
+    upload(s.ey, cast<T>(eigenvalues(s.m[1], box.h[1], box.dim > 1)));
+    upload(s.ez, cast<T>(eigenvalues(s.m[2], box.h[2], box.dim > 2)));
     double norm = 1;
     for (int a = 0; a < box.dim; ++a) norm *= 2.0 * double(s.m[a] + 1);
     s.norm = T(1 / norm);
   } else {
     s.make_bcr(s.method == PoissonMethod::bcr4 ? 4 : 2);
+  }
+  if (s.refine) {
+    s.rhs.allocate(s.box.size());
+    s.res.allocate(s.box.size());
   }
 }
 
@@ -463,16 +464,27 @@ template <class T>
 PoissonMethod PoissonCuda<T>::method() const {
   return impl_->method;
 }
+template <class T>
+bool PoissonCuda<T>::refines() const {
+  return impl_->refine;
+}
 
 template <class T>
 void PoissonCuda<T>::solve(T* f, cudaStream_t stream) {
   Impl& s = *impl_;
-  if (s.method != PoissonMethod::fft) return s.run_bcr(f, stream);
-  s.transforms(f, stream);
-  divide_eigen<T><<<blocks_for(s.m[0] * s.m[1] * s.m[2]), 256, 0, stream>>>(
-      f, s.ex.p, s.ey.p, s.ez.p, s.m[0], s.m[1], s.m[2], T(s.box.sigma), s.norm);
-  POISSON_LAUNCH("divide_eigen");
-  s.transforms(f, stream);
+  if (!s.refine) return s.solve_once(f, stream);
+  // One step of iterative refinement: u = A^{-1} f; u += A^{-1} (f - A u).
+  const long long n = s.box.size();
+  const auto& h = s.box.h;
+  TRIDSIM_CUDA(cudaMemcpyAsync(s.rhs.p, f, sizeof(T) * n, cudaMemcpyDeviceToDevice, stream));
+  s.solve_once(f, stream);
+  residual<T><<<blocks_for(n), 256, 0, stream>>>(f, s.rhs.p, s.res.p, s.m[0], s.m[1], s.m[2], 1 / (h[0] * h[0]),
+                                                 s.box.dim > 1 ? 1 / (h[1] * h[1]) : 0.0,
+                                                 s.box.dim > 2 ? 1 / (h[2] * h[2]) : 0.0, s.box.sigma);
+  TRIDSIM_CUDA_LAUNCH();
+  s.solve_once(s.res.p, stream);
+  add_to<T><<<blocks_for(n), 256, 0, stream>>>(f, s.res.p, n);
+  TRIDSIM_CUDA_LAUNCH();
 }
 
 template class PoissonCuda<float>;

@@ -4,12 +4,14 @@
 //   fft  - DST-I along every axis through cuFFT (real-to-complex transforms of the odd
 //          extension), division by the eigenvalues, the same transforms back: the baseline.
 //   bcr / bcr4 - block cyclic reduction (radix 2 / 4) over y with the formulation of the CPU
-//          solver (bcr.hpp): each level is one kernel in which every thread solves one shifted
-//          tridiagonal sub-problem along x (Thomas; right-hand side formed from the input rows
-//          on the fly) and the weighted solutions are summed into the output rows by a
-//          segmented warp reduction and one atomic add per interval and warp. In 3D: DST-I
-//          along z (cuFFT), then the BCR of every z mode's plane at once (its own shift), and the
-//          inverse DST (the issue's "transforms in one direction and BCR in the others").
+//          solver (bcr.hpp): each level is one kernel in which a thread block solves shifted
+//          Toeplitz tridiagonal sub-problems along x of one interval (scan form, bcr_kernel.cuh;
+//          right-hand sides formed from the input rows on the fly), sums their weighted
+//          solutions in shared memory and adds them to the output rows with coalesced atomics.
+//          At most 8192 nodes along x. In 3D: DST-I along z (cuFFT), then the BCR of every z
+//          mode's plane at once (its own shift), and the inverse DST (the issue's "transforms in
+//          one direction and BCR in the others").
+//   refinement - one step (u += A^{-1}(f - A u), residual on the device) where refines() says.
 //   auto - fft (until the H100 measurements say otherwise; docs/PERFORMANCE.md).
 // Host API: pointers are device pointers; the work is queued on `stream`. Every CUDA and cuFFT
 // call is checked (tridsim::Error with file:line).
@@ -25,11 +27,12 @@ template <class T>
 class PoissonCuda {
  public:
   // Plans, tables and work arrays are made here, on the current device.
-  PoissonCuda(const PoissonBox& box, PoissonMethod method);
+  PoissonCuda(const PoissonBox& box, PoissonMethod method, Refine refine = Refine::automatic);
   ~PoissonCuda();
   PoissonCuda(const PoissonCuda&) = delete;
   PoissonCuda& operator=(const PoissonCuda&) = delete;
   PoissonMethod method() const;
+  bool refines() const;
   // f (device, box.size() values) in, u out.
   void solve(T* d_f, cudaStream_t stream = 0);
 
