@@ -3,14 +3,15 @@
 // symmetric Toeplitz tridiagonal system along x,
 //   rho * tridiag(-1, delta, -1) x = v,   delta = 2 + eps,  eps = (excess + shift) / rho > 0,
 // of length L, solved by a whole thread block: thread p owns the S consecutive rows p*S ...
-// p*S + S - 1 in registers. With mu + 1/mu = delta (0 < mu < 1),
-//   tridiag(-1, delta, -1) = (1/mu) (I - mu L)(I - mu U) + mu e_0 e_0^T      (L, U: shifts),
-// so the solve is two damped first-order recurrences (forward y_i = v_i + mu y_{i-1}, backward
-// z_i = y_i + mu z_{i+1}), each a local pass per thread plus a block scan of the segment ends
-// with the constant multiplier mu^S, and a rank-one correction along the decaying homogeneous
-// solution h = T^{-1} e_0, h_i = (mu^{i+1} - mu^{2L+1-i}) / (1 - mu^{2L+2}):
-//   x = (mu z - mu^2 z_0 h) / rho.
-// No divisions per row, no coefficient arrays, every multiplier below one (stable).
+// p*S + S - 1 in registers. With mu + 1/mu = delta (0 < mu < 1) and a_k = 1 - mu^(2k), the
+// Thomas pivots of this matrix are known in closed form, e_i = mu a_{i+1} / a_{i+2}, and the
+// Thomas solve becomes two first-order recurrences with the constant multiplier mu:
+//   forward   w_i = mu a_{i+1} v_i + mu w_{i-1}           (w_{-1} = 0; y_i = w_i / a_{i+2}),
+//   backward  s_i = w_i / (a_{i+1} a_{i+2}) + mu s_{i+1}  (s_L = 0),   rho x_i = a_{i+1} s_i.
+// Each is a local pass per thread plus a block scan of the segment ends with multiplier mu^S.
+// It is Thomas's arithmetic rescaled, so as stable as Thomas on these diagonally dominant
+// systems (no cancellation, every multiplier below one); a_k follows a_{k+1} = (1 - mu^2) +
+// mu^2 a_k (positive terms) from one expm1 per thread, so it is accurate even for mu near one.
 //
 // A block takes `count` consecutive sub-problems of one interval of one plane (they share the
 // interval's input and output rows), sums their weighted solutions per output row in shared
@@ -53,10 +54,10 @@ __device__ __forceinline__ T power_from(const T* pw, int e) {
 
 // Exclusive scan over the segments of a block: forward (from the left),
 //   returns C_p = sum_{q < p} m^(p-1-q) E_q;
-// backward (from the right), returns D_p = sum_{q > p} m^(q-p-1) E_q and sets whole = sum_q m^q E_q.
+// backward (from the right), returns D_p = sum_{q > p} m^(q-p-1) E_q.
 // pw[b] = m^(2^b); tot: 32 values of shared memory, one __syncthreads inside.
 template <class T, bool Forward>
-__device__ __forceinline__ T block_scan(T E, const T* pw, T* tot, int lane, int warp, int nwarps, T& whole) {
+__device__ __forceinline__ T block_scan(T E, const T* pw, T* tot, int lane, int warp, int nwarps) {
   T I = E;  // inclusive within the warp, in the scan's direction
 #pragma unroll
   for (int b = 0; b < 5; ++b) {
@@ -72,9 +73,6 @@ __device__ __forceinline__ T block_scan(T E, const T* pw, T* tot, int lane, int 
     for (int w = 0; w < warp; ++w) carry = carry * m32 + tot[w];
   } else {
     for (int w = nwarps - 1; w > warp; --w) carry = carry * m32 + tot[w];
-    T all = 0;
-    for (int w = nwarps - 1; w >= 0; --w) all = all * m32 + tot[w];
-    whole = all;
   }
   const int dist = Forward ? lane + 1 : 32 - lane;  // segments to this warp's edge, inclusive
   const T Ig = I + power_from(pw, dist) * carry;
@@ -124,53 +122,50 @@ __global__ void __launch_bounds__(512) bcr_level_kernel(const BcrTask* __restric
 #pragma unroll
       for (int k = 0; k < S; ++k) v[k] *= inv;
     } else {
-      // 2. mu and the powers the scans need (double: the same mu for float and double data).
-      const double eps = (excess + tk.shift) / rho;
-      const double mud = 2 / (2 + eps + sqrt(eps * (eps + 4)));
-      const T mu = T(mud);
+      // 2. mu, a_{start+1} and the powers the scans need (in double: the same for float data).
+      const double eps = (excess + tk.shift) / rho, root = sqrt(eps * (eps + 4));
+      const double mud = 2 / (2 + eps + root), one_minus_mu = (eps + root) / (2 + eps + root);
+      const T mu = T(mud), mu2 = T(mud * mud), t2 = T(one_minus_mu * (1 + mud));  // t2 = 1 - mu^2
+      const T a_first = T(-expm1(2 * double(start + 1) * log1p(-one_minus_mu)));
       T pw[6];
       pw[0] = T(pow(mud, double(S)));
 #pragma unroll
       for (int b = 1; b < 6; ++b) pw[b] = pw[b - 1] * pw[b - 1];
-      // 3. Forward recurrence: local pass, block scan of the segment ends, correction.
-      T y = 0;
-#pragma unroll
-      for (int k = 0; k < S; ++k) v[k] = y = v[k] + mu * y;
-      T unused;
-      const T C = block_scan<T, true>(y, pw, tot_f, lane, warp, nwarps, unused);
-      T m = mu;
+      // 3. Forward recurrence: local pass, block scan of the segment ends, carry-in, and the
+      //    backward recurrence's input w_i / (a_{i+1} a_{i+2}).
+      T w = 0, a = a_first;
 #pragma unroll
       for (int k = 0; k < S; ++k) {
-        v[k] += m * C;
-        m *= mu;
+        v[k] = w = mu * (a * v[k] + w);
+        a = t2 + mu2 * a;
       }
-      // 4. Backward recurrence (z_L = 0: rows past the end stay zero).
+      const T C = block_scan<T, true>(w, pw, tot_f, lane, warp, nwarps);
+      T m = mu;
+      a = a_first;
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const T next = t2 + mu2 * a;
+        v[k] = (v[k] + m * C) / (a * next);
+        m *= mu;
+        a = next;
+      }
+      // 4. Backward recurrence (s_L = 0: rows past the end stay zero), then x_i = a_{i+1} s_i / rho.
       T z = 0;
 #pragma unroll
       for (int k = S - 1; k >= 0; --k) v[k] = z = start + k < L ? v[k] + mu * z : T(0);
-      T z0;
-      const T D = block_scan<T, false>(z, pw, tot_b, lane, warp, nwarps, z0);
+      const T D = block_scan<T, false>(z, pw, tot_b, lane, warp, nwarps);
       m = mu;
 #pragma unroll
       for (int k = S - 1; k >= 0; --k) {
         v[k] += m * D;
         m *= mu;
       }
-      // 5. Rank-one correction: x_i = (mu z_i - c (mu^{i+1} - mu^{2L+1-i})) / rho.
-      const double inv_rho = 1 / rho;
-      const T c = T(mud * mud * inv_rho / (1 - pow(mud, double(2 * L + 2)))) * z0;
-      const T scale = T(mud * inv_rho);
-      T up = T(pow(mud, double(start + 1)));             // mu^{i+1} at k = 0
-      T down = T(pow(mud, double(2 * L + 2 - start - S)));  // mu^{2L+1-i} at k = S-1
+      const T inv_rho = T(1 / rho);
+      a = a_first;
 #pragma unroll
       for (int k = 0; k < S; ++k) {
-        v[k] = scale * v[k] - c * up;
-        up *= mu;
-      }
-#pragma unroll
-      for (int k = S - 1; k >= 0; --k) {
-        v[k] += c * down;
-        down *= mu;
+        v[k] *= a * inv_rho;
+        a = t2 + mu2 * a;
       }
     }
     // 6. Weighted sums into this block's accumulators (each thread its own rows: no race).
