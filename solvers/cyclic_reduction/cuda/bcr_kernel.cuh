@@ -11,7 +11,8 @@
 // Each is a local pass per thread plus a block scan of the segment ends with multiplier mu^S.
 // It is Thomas's arithmetic rescaled, so as stable as Thomas on these diagonally dominant
 // systems (no cancellation, every multiplier below one); a_k follows a_{k+1} = (1 - mu^2) +
-// mu^2 a_k (positive terms) from one expm1 per thread, so it is accurate even for mu near one.
+// mu^2 a_k (positive terms) from one exp per thread (1 - exp(2k log mu): relative error ~eps
+// even for mu near one, where 1 - mu^(2k) by products would lose digits).
 //
 // A block takes `count` consecutive sub-problems of one interval of one plane (they share the
 // interval's input and output rows), sums their weighted solutions per output row in shared
@@ -41,6 +42,18 @@ struct BcrChunk {
 };
 
 constexpr unsigned kFullWarp = 0xffffffffu;
+
+// The constants of one sub-problem's solve: mu, mu^2, 1 - mu^2, log(mu) and mu^S.
+template <class T>
+struct ToeplitzConstants {
+  T mu, mu2, t2, log_mu, mu_s;
+};
+template <class T, int S>
+__device__ ToeplitzConstants<T> toeplitz_constants(double excess, double shift, double rho) {
+  const double eps = (excess + shift) / rho, root = sqrt(eps * (eps + 4));
+  const double mu = 2 / (2 + eps + root), one_minus_mu = (eps + root) / (2 + eps + root);  // no cancellation
+  return {T(mu), T(mu * mu), T(one_minus_mu * (1 + mu)), T(log1p(-one_minus_mu)), T(pow(mu, double(S)))};
+}
 
 // pw[b] = m^(2^b), b = 0..5  ->  m^e for 0 <= e <= 63.
 template <class T>
@@ -91,6 +104,9 @@ __global__ void __launch_bounds__(512) bcr_level_kernel(const BcrTask* __restric
   const int P = blockDim.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = P >> 5;
   T* tot_f = acc + NOUT * S * (P + 1);
   T* tot_b = tot_f + 32;
+  // Double-buffered constants: thread 0 makes the next task's while the block solves this one
+  // (the scans' barriers publish them), so the transcendental functions run once per task.
+  auto* consts = reinterpret_cast<ToeplitzConstants<T>*>(tot_b + 32);
   const long long plane = blockIdx.y;
   const BcrChunk chunk = chunks[blockIdx.x];
   T* gp = g + plane * plane_size;
@@ -102,6 +118,8 @@ __global__ void __launch_bounds__(512) bcr_level_kernel(const BcrTask* __restric
   for (int o = 0; o < NOUT; ++o)
 #pragma unroll
     for (int k = 0; k < S; ++k) acc[(o * S + k) * (P + 1) + tid] = T(0);
+  if (tid == 0 && rho != 0) consts[0] = toeplitz_constants<T, S>(excess, tasks[chunk.first].shift, rho);
+  __syncthreads();
 
   for (int c = 0; c < chunk.count; ++c) {
     const BcrTask& tk = tasks[chunk.first + c];
@@ -122,13 +140,14 @@ __global__ void __launch_bounds__(512) bcr_level_kernel(const BcrTask* __restric
 #pragma unroll
       for (int k = 0; k < S; ++k) v[k] *= inv;
     } else {
-      // 2. mu, a_{start+1} and the powers the scans need (in double: the same for float data).
-      const double eps = (excess + tk.shift) / rho, root = sqrt(eps * (eps + 4));
-      const double mud = 2 / (2 + eps + root), one_minus_mu = (eps + root) / (2 + eps + root);
-      const T mu = T(mud), mu2 = T(mud * mud), t2 = T(one_minus_mu * (1 + mud));  // t2 = 1 - mu^2
-      const T a_first = T(-expm1(2 * double(start + 1) * log1p(-one_minus_mu)));
+      // 2. The constants, a_{start+1} and the powers mu^(S 2^b) the scans need.
+      const ToeplitzConstants<T> tc = consts[c & 1];
+      if (tid == 0 && c + 1 < chunk.count)
+        consts[(c + 1) & 1] = toeplitz_constants<T, S>(excess, tasks[chunk.first + c + 1].shift, rho);
+      const T mu = tc.mu, mu2 = tc.mu2, t2 = tc.t2;
+      const T a_first = T(1) - exp(T(2 * (start + 1)) * tc.log_mu);
       T pw[6];
-      pw[0] = T(pow(mud, double(S)));
+      pw[0] = tc.mu_s;
 #pragma unroll
       for (int b = 1; b < 6; ++b) pw[b] = pw[b - 1] * pw[b - 1];
       // 3. Forward recurrence: local pass, block scan of the segment ends, carry-in, and the

@@ -227,7 +227,7 @@ LineSplit split_line(long long L) {
   return s;
 }
 std::size_t level_smem(const LineSplit& s, int nout, std::size_t value_size) {
-  return value_size * (std::size_t(nout) * s.S * (s.P + 1) + 64);
+  return value_size * (std::size_t(nout) * s.S * (s.P + 1) + 64) + 2 * sizeof(detail::ToeplitzConstants<double>);
 }
 
 template <class T, int S, int NOUT>
