@@ -159,14 +159,24 @@ __global__ void __launch_bounds__(512) bcr_level_kernel(const BcrTask* __restric
         a = t2 + mu2 * a;
       }
       const T C = block_scan<T, true>(w, pw, tot_f, lane, warp, nwarps);
+      // Past the first rows a_k rounds to one (mu^(2k) below the rounding): no division there.
+      const bool unit = a_first == T(1);
       T m = mu;
-      a = a_first;
+      if (unit) {
 #pragma unroll
-      for (int k = 0; k < S; ++k) {
-        const T next = t2 + mu2 * a;
-        v[k] = (v[k] + m * C) / (a * next);
-        m *= mu;
-        a = next;
+        for (int k = 0; k < S; ++k) {
+          v[k] += m * C;
+          m *= mu;
+        }
+      } else {
+        a = a_first;
+#pragma unroll
+        for (int k = 0; k < S; ++k) {
+          const T next = t2 + mu2 * a;
+          v[k] = (v[k] + m * C) / (a * next);
+          m *= mu;
+          a = next;
+        }
       }
       // 4. Backward recurrence (s_L = 0: rows past the end stay zero), then x_i = a_{i+1} s_i / rho.
       T z = 0;
@@ -180,11 +190,11 @@ __global__ void __launch_bounds__(512) bcr_level_kernel(const BcrTask* __restric
         m *= mu;
       }
       const T inv_rho = T(1 / rho);
-      a = a_first;
+      a = unit ? T(1) : a_first;
 #pragma unroll
       for (int k = 0; k < S; ++k) {
         v[k] *= a * inv_rho;
-        a = t2 + mu2 * a;
+        a = unit ? T(1) : t2 + mu2 * a;
       }
     }
     // 6. Weighted sums into this block's accumulators (each thread its own rows: no race).

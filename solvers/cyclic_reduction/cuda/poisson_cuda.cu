@@ -252,6 +252,13 @@ void launch_level_nout(const Pass& p, const LineSplit& ls, long long nplanes, T*
   }
 }
 
+// `auto` on the GPU: bcr4 where it beat cuFFT on the H100 (docs/PERFORMANCE.md: from 1023^2 in
+// 2D and 63^3 in 3D, double and float) and its x lines fit the kernel; fft otherwise.
+PoissonMethod automatic_method(const PoissonBox& b) {
+  const bool large = (b.dim == 2 && b.size() >= 1023LL * 1023) || (b.dim == 3 && b.size() >= 63LL * 63 * 63);
+  return large && b.m[0] <= 8192 ? PoissonMethod::bcr4 : PoissonMethod::fft;
+}
+
 }  // namespace
 
 template <class T>
@@ -364,9 +371,10 @@ struct PoissonCuda<T>::Impl {
       }
       if (tasks.empty() || p.nout == 0) return;
       interval_start.push_back(int(tasks.size()));
-      // Chunks: enough blocks to fill the device about four times over; the tasks of an interval
-      // beyond that share a block (fewer atomic adds to its output rows).
-      const long long target = 4LL * sms * std::max(1, 1024 / line.P);
+      // Chunks: enough blocks to fill the device about twice over; the tasks of an interval
+      // beyond that share a block (fewer atomic adds to its output rows). Twice was faster than
+      // 4, 8 or 16 times on the H100 (4095^2 bcr4: 2.80 ms against 2.95 - 3.38 ms).
+      const long long target = 2LL * sms * std::max(1, 1024 / line.P);
       const int per_chunk = int(std::max<long long>(1, (long long)tasks.size() * nplanes / target));
       std::vector<detail::BcrChunk> chunks;
       for (std::size_t t = 0; t + 1 < interval_start.size(); ++t)
@@ -436,7 +444,7 @@ PoissonCuda<T>::PoissonCuda(const PoissonBox& box, PoissonMethod method, Refine 
   }
   if ((long long)s.m[0] * s.m[1] * s.m[2] * 4 > (1LL << 31))
     throw Error("CUDA Poisson solver: the box is too large for 32-bit cuFFT plans");
-  s.method = method == PoissonMethod::automatic ? PoissonMethod::fft : method;
+  s.method = method == PoissonMethod::automatic ? automatic_method(s.box) : method;
   // The GPU's BCR (Thomas in scan form) meets the 1e-12 residual at 8191^2 without refinement
   // (test_gpu_poisson), so `automatic` does not refine here.
   s.refine = refine == Refine::on;
