@@ -253,9 +253,9 @@ void launch_level_nout(const Pass& p, const LineSplit& ls, long long nplanes, T*
 }
 
 // `auto` on the GPU: bcr4 where it beat cuFFT on the H100 (docs/PERFORMANCE.md: from 1023^2 in
-// 2D and 63^3 in 3D, double and float) and its x lines fit the kernel; fft otherwise.
+// 2D and 127^3 in 3D, double and float) and its x lines fit the kernel; fft otherwise.
 PoissonMethod automatic_method(const PoissonBox& b) {
-  const bool large = (b.dim == 2 && b.size() >= 1023LL * 1023) || (b.dim == 3 && b.size() >= 63LL * 63 * 63);
+  const bool large = (b.dim == 2 && b.size() >= 1023LL * 1023) || (b.dim == 3 && b.size() >= 127LL * 127 * 127);
   return large && b.m[0] <= 8192 ? PoissonMethod::bcr4 : PoissonMethod::fft;
 }
 
