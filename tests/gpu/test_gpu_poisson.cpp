@@ -121,8 +121,9 @@ TEST_CASE("GPU BCR at the issue's largest sizes: residual <= 1e-12 in double") {
   }
 }
 
-TEST_CASE("GPU auto: bcr4 from 1023^2 and 127^3 nodes on, fft below and for x lines over 8192") {
+TEST_CASE("GPU auto: bcr4 from 1023^2 and 127^3 nodes on (bcr for x lines over 4096), fft below and past 8192") {
   CHECK(PoissonCuda<double>(box(2, {1023, 1023, 1}, 0.0), PoissonMethod::automatic).method() == PoissonMethod::bcr4);
+  CHECK(PoissonCuda<double>(box(2, {5000, 300, 1}, 0.0), PoissonMethod::automatic).method() == PoissonMethod::bcr);
   CHECK(PoissonCuda<double>(box(2, {1000, 1000, 1}, 0.0), PoissonMethod::automatic).method() == PoissonMethod::fft);
   CHECK(PoissonCuda<double>(box(2, {9000, 200, 1}, 0.0), PoissonMethod::automatic).method() == PoissonMethod::fft);
   CHECK(PoissonCuda<float>(box(3, {127, 127, 127}, 0.0), PoissonMethod::automatic).method() == PoissonMethod::bcr4);

@@ -252,11 +252,14 @@ void launch_level_nout(const Pass& p, const LineSplit& ls, long long nplanes, T*
   }
 }
 
-// `auto` on the GPU: bcr4 where it beat cuFFT on the H100 (docs/PERFORMANCE.md: from 1023^2 in
-// 2D and 127^3 in 3D, double and float) and its x lines fit the kernel; fft otherwise.
+// `auto` on the GPU: BCR where it beat cuFFT on the H100 (docs/PERFORMANCE.md: from 1023^2 in 2D
+// and 127^3 in 3D, double and float) and its x lines fit the kernel, fft otherwise. bcr4, but bcr
+// for x lines over 4096 nodes (16 rows per thread, where bcr4's three-row back substitution
+// spills registers: 8191^2 double bcr 13.5 ms, bcr4 16.4 ms).
 PoissonMethod automatic_method(const PoissonBox& b) {
   const bool large = (b.dim == 2 && b.size() >= 1023LL * 1023) || (b.dim == 3 && b.size() >= 127LL * 127 * 127);
-  return large && b.m[0] <= 8192 ? PoissonMethod::bcr4 : PoissonMethod::fft;
+  if (!large || b.m[0] > 8192) return PoissonMethod::fft;
+  return b.m[0] > 4096 ? PoissonMethod::bcr : PoissonMethod::bcr4;
 }
 
 }  // namespace
