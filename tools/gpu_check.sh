@@ -5,7 +5,8 @@
 #   3. run compute-sanitizer on test_gpu_tridiagonal's reduced cases: memcheck on "gpu sanitizer*"
 #      (every axis, both coefficient kinds, every algorithm, the long-line fallback, cuSPARSE),
 #      racecheck on "gpu sanitizer subset*" (our kernels only);
-#   4. compute-sanitizer memcheck on the modules' GPU tests (BVP recurrences, Poisson, glioma);
+#   4. compute-sanitizer memcheck on the modules' GPU tests (BVP recurrences, Poisson, glioma;
+#      Poisson without its largest sizes), racecheck on the Poisson BCR kernels (shared memory);
 #   5. run every GPU benchmark (line solvers, ADI step, BVP, Poisson, glioma), JSON into the folder.
 #
 # Usage: tools/gpu_check.sh [RESULTS_DIR]        (default: build-gpu/results)
@@ -50,9 +51,17 @@ step "compute-sanitizer --tool racecheck"
 for t in test_gpu_recurrence test_gpu_poisson test_glioma_gpu; do  # the modules' GPU tests
   BIN=$(find "$BUILD_DIR" -name "$t" -type f -perm -u+x | head -n 1)
   [ -n "$BIN" ] || continue
+  ARGS=()
+  [ "$t" = test_gpu_poisson ] && ARGS=(-tce="*largest*")  # 8191^2 and 511^3: hours under the sanitizer
   step "compute-sanitizer --tool memcheck $t"
-  "$SANITIZER" --tool memcheck --error-exitcode 1 "$BIN" 2>&1 | tee "$RESULTS/sanitizer-memcheck-$t.log"
+  "$SANITIZER" --tool memcheck --error-exitcode 1 "$BIN" "${ARGS[@]}" 2>&1 | tee "$RESULTS/sanitizer-memcheck-$t.log"
 done
+POISSON_BIN=$(find "$BUILD_DIR" -name test_gpu_poisson -type f -perm -u+x | head -n 1)
+if [ -n "$POISSON_BIN" ]; then
+  step "compute-sanitizer --tool racecheck test_gpu_poisson"
+  "$SANITIZER" --tool racecheck --error-exitcode 1 "$POISSON_BIN" -tce="*largest*,*module*" 2>&1 |
+    tee "$RESULTS/sanitizer-racecheck-test_gpu_poisson.log"
+fi
 
 if [ "${SKIP_BENCH:-0}" = 1 ]; then exit 0; fi
 # Every GPU benchmark, JSON into RESULTS (BENCH_FILTER applies to each).
