@@ -1,8 +1,7 @@
 #pragma once
 // The poisson module's cuda backend: the right-hand side goes to the device once, is solved
 // there (solvers/cyclic_reduction/cuda/poisson_cuda.hpp) and the solution comes back once.
-// Refinement (cr::refines: as on the CPU, or as the deck says) runs on the device too. Built
-// only with CUDA.
+// Refinement runs on the device, only with `refine: on` (cr::PoissonCuda). Built only with CUDA.
 #include <memory>
 
 #include "solvers/cyclic_reduction/poisson_box.hpp"

@@ -39,13 +39,4 @@ struct PoissonBox {
   index_t size() const { return m[0] * m[1] * m[2]; }
 };
 
-// Whether a CPU solve refines (the GPU solver refines only when asked). `automatic` refines bcr/bcr4 in 2D from 2048^2 nodes on: BCR's rounding
-// error grows faster with n than the sine transforms' (CPU residual 1.5e-12 at 3000 x 2501 against
-// 4e-13), and one step brings the residual to the transforms' floor at twice the cost.
-inline bool refines(Refine refine, PoissonMethod method, const PoissonBox& box) {
-  if (refine != Refine::automatic) return refine == Refine::on;
-  return method != PoissonMethod::fft && method != PoissonMethod::automatic && box.dim == 2 &&
-         box.size() >= index_t(2048) * 2048;
-}
-
 }  // namespace tridsim::cr

@@ -3,7 +3,8 @@
 //  1. every GPU method (bcr, bcr4, fft) in 1D, 2D and 3D at awkward sizes (1, 2, primes,
 //     2^k - 1, 2^k, mixed) with and without a shift: residual ||f - A u|| / ||f|| (long double)
 //     <= 1e-12 in double, and agreement with the CPU fft solution (relative max difference
-//     <= 1e-12 in double, <= 2e-4 in float, the float rounding times cond ~ (n/pi)^2);
+//     <= 1e-12 in double, <= 2e-4 in float, the float rounding times cond ~ (n/pi)^2), and the
+//     residual with one refinement step (refine: on) <= 1e-12 too;
 //  2. bcr and bcr4 at the largest sizes (8191^2, 511^3) and a rectangle: residual <= 1e-12;
 //  3. the module with backend cuda gives the CPU module's solution (relative 1e-12).
 // Without a CUDA device the program prints "SKIPPED: no CUDA device" and exits 0.
@@ -74,6 +75,10 @@ void check_box(const PoissonBox& b) {
                       << (sizeof(T) == 8 ? " double" : " float"));
     CHECK(diff / scale <= (sizeof(T) == 8 ? 1e-12 : 2e-4));
     if (sizeof(T) == 8) CHECK(tridsim::testing::relative_residual(b, u.data(), f.data()) <= 1e-12);
+    if (sizeof(T) == 8) {  // with a refinement step (the device residual; boxes one node thick included)
+      const std::vector<T> ur = gpu_solve<T>(b, m, f, Refine::on);
+      CHECK(tridsim::testing::relative_residual(b, ur.data(), f.data()) <= 1e-12);
+    }
   }
 }
 

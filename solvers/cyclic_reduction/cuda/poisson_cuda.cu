@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "solvers/cyclic_reduction/bcr_levels.hpp"
 #include "solvers/cyclic_reduction/cuda/bcr_kernel.cuh"
+#include "solvers/cyclic_reduction/poisson_stencil.hpp"
 
 namespace tridsim::cr {
 
@@ -190,13 +191,7 @@ __global__ void residual(const T* __restrict__ u, const T* __restrict__ f, T* __
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
        t += (long long)gridDim.x * blockDim.x) {
     const long long i = t % mx, j = (t / mx) % my, k = t / (mx * my);  // x-fastest
-    const double c = u[t];
-    double a = sigma * c + ix * (2 * c - (i > 0 ? double(u[t - 1]) : 0.0) - (i + 1 < mx ? double(u[t + 1]) : 0.0));
-    if (my > 1)
-      a += iy * (2 * c - (j > 0 ? double(u[t - mx]) : 0.0) - (j + 1 < my ? double(u[t + mx]) : 0.0));
-    if (mz > 1)
-      a += iz * (2 * c - (k > 0 ? double(u[t - mx * my]) : 0.0) - (k + 1 < mz ? double(u[t + mx * my]) : 0.0));
-    r[t] = T(double(f[t]) - a);
+    r[t] = T(double(f[t]) - apply_poisson(u, i, j, k, mx, my, mz, ix, iy, iz, sigma));
   }
 }
 template <class T>
@@ -205,14 +200,35 @@ __global__ void add_to(T* __restrict__ u, const T* __restrict__ r, long long n) 
     u[t] += r[t];
 }
 
-// One level of the reduction or back substitution: its tasks (grouped by interval) and the
-// chunks of them that the blocks take.
+template <class T>
+using LevelKernel = void (*)(const detail::BcrTask*, const detail::BcrChunk*, T*, const T*, long long, long long,
+                             long long, double, const double*);
+
+// The instantiation of bcr_level_kernel for S rows per thread and nout output rows per task.
+template <class T, int S>
+LevelKernel<T> level_kernel_for(int nout) {
+  if (nout == 1) return detail::bcr_level_kernel<T, S, 1>;
+  if (nout == 2) return detail::bcr_level_kernel<T, S, 2>;
+  return detail::bcr_level_kernel<T, S, 3>;
+}
+template <class T>
+LevelKernel<T> level_kernel(int S, int nout) {
+  if (S == 4) return level_kernel_for<T, 4>(nout);
+  if (S == 8) return level_kernel_for<T, 8>(nout);
+  return level_kernel_for<T, 16>(nout);
+}
+
+// One level of the reduction or back substitution: its tasks (grouped by interval), the chunks
+// of them that the blocks take, and its kernel with the shared memory it is launched with.
+template <class T>
 struct Pass {
   bool back = false;
   int nout = 0, npairs = 0, nchunks = 0;
   DeviceArray<detail::BcrTask> tasks;
   DeviceArray<detail::BcrChunk> chunks;
   DeviceArray<long long> pairs;
+  LevelKernel<T> kernel = nullptr;
+  std::size_t smem = 0;
 };
 
 // The kernel's rows per thread S (a power of two, at least 4) and threads per block P (a
@@ -228,28 +244,6 @@ LineSplit split_line(long long L) {
 }
 std::size_t level_smem(const LineSplit& s, int nout, std::size_t value_size) {
   return value_size * (std::size_t(nout) * s.S * (s.P + 1) + 64) + 2 * sizeof(detail::ToeplitzConstants<double>);
-}
-
-template <class T, int S, int NOUT>
-void launch_level(const Pass& p, const LineSplit& ls, long long nplanes, T* g, const T* inner, long long L,
-                  long long plane_size, long long inner_plane, double rho, const double* excess, cudaStream_t s) {
-  auto* kernel = detail::bcr_level_kernel<T, S, NOUT>;
-  const std::size_t smem = level_smem(ls, NOUT, sizeof(T));
-  TRIDSIM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  kernel<<<dim3(unsigned(p.nchunks), unsigned(nplanes)), unsigned(ls.P), smem, s>>>(
-      p.tasks.p, p.chunks.p, g, inner, L, plane_size, inner_plane, rho, excess);
-  TRIDSIM_CUDA_LAUNCH();
-}
-
-template <class T, int S>
-void launch_level_nout(const Pass& p, const LineSplit& ls, long long nplanes, T* g, const T* inner, long long L,
-                       long long plane_size, long long inner_plane, double rho, const double* excess,
-                       cudaStream_t s) {
-  switch (p.nout) {
-    case 1: return launch_level<T, S, 1>(p, ls, nplanes, g, inner, L, plane_size, inner_plane, rho, excess, s);
-    case 2: return launch_level<T, S, 2>(p, ls, nplanes, g, inner, L, plane_size, inner_plane, rho, excess, s);
-    default: return launch_level<T, S, 3>(p, ls, nplanes, g, inner, L, plane_size, inner_plane, rho, excess, s);
-  }
 }
 
 // `auto` on the GPU: BCR where it beat cuFFT on the H100 (docs/PERFORMANCE.md: from 1023^2 in 2D
@@ -280,7 +274,7 @@ struct PoissonCuda<T>::Impl {
   double rho = 0;
   T pre_scale = 1;
   LineSplit line;
-  std::vector<Pass> passes;
+  std::vector<Pass<T>> passes;
   DeviceArray<double> plane_excess;
   DeviceArray<T> inner;
   // refinement
@@ -334,7 +328,7 @@ struct PoissonCuda<T>::Impl {
     const int R = detail::top_level(n, q);
     auto build = [&](int r, bool back) {
       const std::vector<detail::Interval> ivs = detail::level_intervals(n, q, r);
-      Pass p;
+      Pass<T> p;
       p.back = back;
       std::vector<detail::BcrTask> tasks;
       std::vector<int> interval_start;
@@ -387,6 +381,9 @@ struct PoissonCuda<T>::Impl {
       p.nchunks = int(chunks.size());
       p.tasks.upload(tasks.data(), index_t(tasks.size()));
       p.chunks.upload(chunks.data(), index_t(chunks.size()));
+      p.kernel = level_kernel<T>(line.S, p.nout);
+      p.smem = level_smem(line, p.nout, sizeof(T));
+      TRIDSIM_CUDA(cudaFuncSetAttribute(p.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.smem)));
       upload(p.pairs, pairs);
       inner_slots = std::max(inner_slots, (long long)p.npairs);
       passes.push_back(std::move(p));
@@ -402,20 +399,15 @@ struct PoissonCuda<T>::Impl {
     scale_array<T><<<blocks_for(size), 256, 0, s>>>(g, size, pre_scale);
     TRIDSIM_CUDA_LAUNCH();
     const long long plane_size = mx * my, inner_plane = inner_slots * mx;
-    for (const Pass& p : passes) {
+    for (const Pass<T>& p : passes) {
       if (p.back) {
         take_inner<T><<<blocks_for((long long)p.npairs * nplanes * mx), 256, 0, s>>>(
             p.pairs.p, p.npairs, int(nplanes), g, inner.p, mx, plane_size, inner_plane);
         TRIDSIM_CUDA_LAUNCH();
       }
-      auto go = [&](auto launch) {
-        launch(p, line, nplanes, g, inner.p, mx, plane_size, inner_plane, rho, plane_excess.p, s);
-      };
-      switch (line.S) {
-        case 4: go(launch_level_nout<T, 4>); break;
-        case 8: go(launch_level_nout<T, 8>); break;
-        default: go(launch_level_nout<T, 16>); break;
-      }
+      p.kernel<<<dim3(unsigned(p.nchunks), unsigned(nplanes)), unsigned(line.P), p.smem, s>>>(
+          p.tasks.p, p.chunks.p, g, inner.p, mx, plane_size, inner_plane, rho, plane_excess.p);
+      TRIDSIM_CUDA_LAUNCH();
     }
     if (box.dim == 3) transforms(g, s);
   }
