@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Write the table behind GpuAlgorithm::automatic from a bench_gpu_line_solvers JSON.
 
-For every batch case batch/<T>/<source>/<algorithm>/<axis>/<batch>x<N> it keeps the fastest
-algorithm (median real time when repetitions were run) and writes one row per case to
-solvers/tridiagonal/cuda/gpu_selection_table.inc, with the times as a comment.
+For every batch case batch/<T>/<source>/<algorithm>/<axis>/<batch>x<N> it ranks the algorithms,
+fastest first (median real time when repetitions were run), and writes one row per case to
+solvers/tridiagonal/cuda/gpu_selection_table.inc, with the times as a comment. auto takes the
+first of a row's ranking that can run the caller's lines (fused load/store callers cannot run
+the in-place-only thomas-shuffle and cusparse).
 
 Usage: tools/gpu_selection_table.py bench/results/h100-gpu-line-solvers.json [OUT.inc]
 """
@@ -14,8 +16,7 @@ import sys
 from collections import defaultdict
 
 ENUM = {"thomas": "thomas", "thomas-naive": "thomas_naive", "thomas-pcr": "thomas_pcr", "pcr": "pcr",
-        "thomas-shuffle": "thomas_shuffle",
-        "cusparse": "cusparse"}
+        "thomas-shuffle": "thomas_shuffle", "cusparse": "cusparse"}
 CASE = re.compile(r"^batch/(float|double)/(uniform|arrays)/([a-z-]+)/([xy])/(\d+)x(\d+)")
 
 
@@ -39,11 +40,12 @@ def main():
     lines = [f"// Written by tools/gpu_selection_table.py from {src.split('/')[-1]} "
              f"({data['context'].get('cuda_device', '?')}); do not edit."]
     for (t, source, axis, batch, n), algs in sorted(cases.items()):
-        best = min(algs, key=algs.get)
+        ranked = sorted(algs, key=algs.get)
+        ranking = ", ".join([ENUM[a] for a in ranked] + ["automatic"] * (len(ENUM) - len(ranked)))
         others = ", ".join(f"{a} {us:.1f}" for a, us in sorted(algs.items(), key=lambda kv: kv[1]))
         elem = 8 if t == "double" else 4
         lines.append(f"{{{'true' if axis == 'x' else 'false'}, {elem}, {'true' if source == 'uniform' else 'false'}, "
-                     f"{n}, {batch}, {ENUM[best]}}},  // us: {others}")
+                     f"{n}, {batch}, {{{ranking}}}}},  // us: {others}")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"{out}: {len(cases)} cases")

@@ -13,6 +13,7 @@
 #include "physics/glioma/glioma_gpu.hpp"
 #include "physics/glioma/tissue.hpp"
 #include "solvers/tridiagonal/batched.hpp"
+#include "solvers/tridiagonal/solver_choice.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {
@@ -23,10 +24,8 @@ namespace {
 // its arguments, so a face has one value whichever node asks: the CPU's face arrays and the
 // GPU's means recomputed from D agree bitwise, and the operator is symmetric (conservative).
 template <class T>
-using Lines = tridiag::DiffusionCoeffs<T, tridiag::FaceMean::harmonic>;
-template <class T>
 T face(T a, T b) {
-  return Lines<T>::face(a, b);
+  return face_mean<FaceMean::harmonic>(a, b);
 }
 
 // The exact flow of dc/dt = rho c (1 - c) over tau: c -> c E / (1 + c (E - 1)), E = exp(rho tau).
@@ -159,7 +158,10 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
   spdlog::info("glioma: explicit (forward Euler) stability limit on this grid: dt <= {:.4g}{}", explicit_limit_,
                scheme_ == Scheme::strang_adi ? " (strang-adi has none)" : "");
 
-  // 5. The cuda backend: c and D move to the device for the whole run. The CPU keeps the face
+  // 5. The line solver of each axis (the `solver` key, as the heat module's).
+  solvers_ = read_solver_choice(s, grid, ctx.backend, sizeof(T), false);
+
+  // 6. The cuda backend: c and D move to the device for the whole run. The CPU keeps the face
   //    diffusivities of each axis (F_a[o]: between o and o + stride; 0 at a line's end) instead
   //    of recomputing harmonic means in every sweep.
   if (ctx.backend != "cuda") {
@@ -179,7 +181,7 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
     }
   } else {
 #if TRIDSIM_HAVE_CUDA
-    gpu_ = std::make_unique<GliomaGpu<T>>(grid, D_.data(), rho_);
+    gpu_ = std::make_unique<GliomaGpu<T>>(grid, D_.data(), rho_, solvers_.gpu);
     gpu_->upload_c(c_.data());
 #else
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
@@ -208,7 +210,7 @@ void GliomaModule<T>::add_operator(const T* c, index_t o0, index_t i0, index_t j
     for (index_t l = 0; l < count; ++l) {
       const index_t o = first + l;
       const T kp = F[o + fp], km = F[o + fm];
-      dst[l] += coef * (kp * (c[o + sp] - c[o]) - km * (c[o] - c[o + sm]));
+      dst[l] += coef * diffusion_difference(km, kp, c[o + sm], c[o], c[o + sp]);
     }
   };
   for (int a = 0; a < g_.dim; ++a) {
@@ -287,7 +289,7 @@ void GliomaModule<T>::step_adi(double dt) {
   auto sweep = [&](int axis, const auto& load, const auto& store) {
     const glioma::FaceLines<T> m{F_[axis].data(), T(0.5 * dt / (g_.h(axis) * g_.h(axis))), g_.strides()[axis],
                                  g_.n[axis]};
-    tridiag::solve_lines<T>(tridiag::LineSet::dense(g_, axis), m, load, store);
+    tridiag::solve_lines<T>(tridiag::LineSet::dense(g_, axis), m, load, store, solvers_.cpu[axis]);
   };
   if (d == 1) {
     sweep(0, rhs, finish);

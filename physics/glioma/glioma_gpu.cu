@@ -1,15 +1,10 @@
-// CUDA implementation of the glioma module's steps (see glioma.cpp for the schemes). Same
-// discretization and order of operations as the CPU path, laid out like the heat module's
-// Douglas sweeps (physics/heat/heat_gpu.cu):
-//  - lines along x: a block stages up to 32 lines in shared memory (coalesced loads and stores),
-//    one thread per line for the recurrence;
-//  - lines along y or z: a block stages up to 32 x-adjacent lines, loading and storing row by
-//    row (coalesced), one thread per line.
-// The line matrices are generated from D: the load phase also stores each row's right face
-// diffusivity (harmonic mean) in the shared-memory slot that the recurrence then overwrites with
-// c', so the recurrence reads nothing from global memory. Both half steps of the exact logistic
-// reaction are fused into the sweeps: the x-sweep's load forms dt A L(c) with L(c) evaluated on
-// the fly, and the last sweep's store writes c = L(L(c) + dc); a Strang step makes three sweeps.
+// CUDA side of the glioma module's steps (see glioma.cpp for the schemes): the right-hand side
+// and update as load/store functors for the shared GPU line solvers
+// (solvers/tridiagonal/cuda/line_solve.cuh), the rows of I - dt/2 A generated from D with
+// harmonic face means and no-flux ends (DiffusionRows, core/diffusion.hpp). Both half steps of
+// the exact logistic reaction are fused into the sweeps: the x-sweep's load forms dt A L(c)
+// with L(c) evaluated on the fly, and the last sweep's store writes c = L(L(c) + dc); a Strang
+// step makes three sweeps.
 #include "physics/glioma/glioma_gpu.hpp"
 
 #include <cuda_runtime.h>
@@ -21,7 +16,9 @@
 #include <vector>
 
 #include "core/cuda_support.cuh"
+#include "core/diffusion.hpp"
 #include "core/errors.hpp"
+#include "solvers/tridiagonal/cuda/line_solve.cuh"
 
 namespace tridsim {
 
@@ -35,16 +32,11 @@ struct View {
   int dim;
   index_t n[3], sy, sz;
   const T* D;
-  T w[3];     // dt/2 / h^2: line matrices I - w A
   T coef[3];  // dt / h^2: the explicit operator
   T e, em1;   // the logistic flow over dt/2: c -> c e / (1 + c em1)
   T dt, rho;
 
   __device__ index_t stride(int a) const { return a == 0 ? 1 : a == 1 ? sy : sz; }
-  __device__ static T face(T a, T b) {  // as tridiag::DiffusionCoeffs<T, harmonic>::face
-    const T s = a + b;
-    return s > T(0) ? T(2) * a * b / s : T(0);
-  }
   __device__ T logistic(T c) const { return c * e / (T(1) + c * em1); }
   __device__ T value(const T* u, index_t o, bool react) const { return react ? logistic(u[o]) : u[o]; }
   // dt (A f(u)) at node o = (i, j, k), f = L (react) or the identity; no flux through the box
@@ -53,43 +45,12 @@ struct View {
     T out = T(0);
     const T uo = value(u, o, react);
     for (int a = 0; a < dim; ++a) {
-      const index_t s = stride(a), p = ijk[a];
-      const index_t sm = p > 0 ? -s : s, sp = p < n[a] - 1 ? s : -s;
-      const T kp = face(D[o], D[o + sp]), km = face(D[o], D[o + sm]);
-      out += coef[a] * (kp * (value(u, o + sp, react) - uo) - km * (uo - value(u, o + sm, react)));
+      index_t sm, sp;
+      mirrored_neighbours(ijk[a], n[a], stride(a), sm, sp);
+      const T kp = face_mean<FaceMean::harmonic>(D[o], D[o + sp]), km = face_mean<FaceMean::harmonic>(D[o], D[o + sm]);
+      out += coef[a] * diffusion_difference(km, kp, value(u, o + sm, react), uo, value(u, o + sp, react));
     }
     return out;
-  }
-  // Row r of I - w A along axis (no-flux ends): kl, kr the faces left and right of the row.
-  __device__ void row(int axis, index_t r, index_t nn, T kl, T kr, T& A, T& B, T& C) const {
-    const T ww = w[axis];
-    if (r == 0) {
-      A = 0;
-      B = 1 + 2 * ww * kr;
-      C = -2 * ww * kr;
-    } else if (r == nn - 1) {
-      A = -2 * ww * kl;
-      B = 1 + 2 * ww * kl;
-      C = 0;
-    } else {
-      A = -ww * kl;
-      C = -ww * kr;
-      B = 1 + ww * (kl + kr);
-    }
-  }
-  // Thomas on one line held in shared memory: x (right-hand side in, solution out) and k
-  // (right faces in, c' out), element r at offset r * step.
-  __device__ void solve(int axis, index_t nn, T* x, T* k, index_t step) const {
-    T kl = 0, cprev = 0, prev = 0, A, B, C;
-    for (index_t r = 0; r < nn; ++r) {
-      const T kr = k[r * step];
-      row(axis, r, nn, kl, kr, A, B, C);
-      const T inv = T(1) / (B - A * cprev);
-      cprev = k[r * step] = C * inv;
-      prev = x[r * step] = (x[r * step] - A * prev) * inv;
-      kl = kr;
-    }
-    for (index_t r = nn - 2; r >= 0; --r) prev = x[r * step] -= k[r * step] * prev;
   }
 };
 
@@ -97,82 +58,21 @@ struct View {
 
 template <class T>
 struct StrangRhs {  // dt A L(c): the first half reaction evaluated on the fly
+  View<T> v;
+  int axis;
   const T* u;
-  __device__ T operator()(const View<T>& v, index_t o, const index_t ijk[3]) const { return v.op(u, o, ijk, true); }
-};
-template <class T>
-struct LoadArray {
-  const T* p;
-  __device__ T operator()(const View<T>&, index_t o, const index_t*) const { return p[o]; }
-};
-template <class T>
-struct StoreArray {
-  T* p;
-  __device__ void operator()(const View<T>&, index_t o, T x) const { p[o] = x; }
+  __device__ T operator()(index_t o, index_t q, int r) const {
+    index_t ijk[3];
+    tridiag::line_node(axis, v.n[0], v.n[1], q, r, ijk[0], ijk[1], ijk[2]);
+    return v.op(u, o, ijk, true);
+  }
 };
 template <class T>
 struct Finish {  // c = L(L(c) + dc): the second half reaction
+  View<T> v;
   T* u;
-  __device__ void operator()(const View<T>& v, index_t o, T x) const { u[o] = v.logistic(v.logistic(u[o]) + x); }
+  __device__ void operator()(index_t o, index_t, int, T x) const { u[o] = v.logistic(v.logistic(u[o]) + x); }
 };
-
-// ---- line sweeps ----------------------------------------------------------------------------
-
-// Lines along x: `lines` lines per block in shared memory (row stride n + 1 against bank conflicts).
-template <class T, class Load, class Store>
-__global__ void sweep_x(View<T> v, int lines, Load load, Store store) {
-  extern __shared__ unsigned char smem[];
-  const index_t n = v.n[0], ld = n + 1, total = v.n[1] * v.n[2];
-  T* d = reinterpret_cast<T*>(smem);
-  T* k = d + lines * ld;
-  const index_t q0 = index_t(blockIdx.x) * lines;
-  const index_t nl = total - q0 < lines ? total - q0 : index_t(lines);
-  for (index_t l = 0; l < nl; ++l) {
-    const index_t q = q0 + l;
-    const index_t ijk0[3] = {0, q % v.n[1], q / v.n[1]};
-    for (index_t i = threadIdx.x; i < n; i += blockDim.x) {
-      const index_t o = q * n + i, ijk[3] = {i, ijk0[1], ijk0[2]};
-      d[l * ld + i] = load(v, o, ijk);
-      k[l * ld + i] = i + 1 < n ? View<T>::face(v.D[o], v.D[o + 1]) : T(0);
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x < nl) v.solve(0, n, d + threadIdx.x * ld, k + threadIdx.x * ld, 1);
-  __syncthreads();
-  for (index_t l = 0; l < nl; ++l)
-    for (index_t i = threadIdx.x; i < n; i += blockDim.x) store(v, (q0 + l) * n + i, d[l * ld + i]);
-}
-
-// Lines along y or z: `lines` x-adjacent lines per block, loaded and stored row by row.
-template <class T, class Load, class Store>
-__global__ void sweep_yz(View<T> v, int axis, int lines, Load load, Store store) {
-  extern __shared__ unsigned char smem[];
-  const int other = axis == 1 ? 2 : 1;
-  const index_t nx = v.n[0], n = v.n[axis], s = v.stride(axis);
-  T* d = reinterpret_cast<T*>(smem);
-  T* k = d + n * lines;
-  const index_t chunks = (nx + lines - 1) / lines;
-  const index_t i0 = (index_t(blockIdx.x) % chunks) * lines, p = index_t(blockIdx.x) / chunks;
-  const index_t nl = nx - i0 < lines ? nx - i0 : index_t(lines);
-  const index_t base = i0 + p * v.stride(other);
-  const int l = threadIdx.x % lines, rows_per_pass = blockDim.x / lines;
-  const bool active = l < nl && threadIdx.x < rows_per_pass * lines;
-  if (active)
-    for (index_t r = threadIdx.x / lines; r < n; r += rows_per_pass) {
-      const index_t o = base + l + r * s;
-      index_t ijk[3];
-      ijk[0] = i0 + l;
-      ijk[axis] = r;
-      ijk[other] = p;
-      d[r * lines + l] = load(v, o, ijk);
-      k[r * lines + l] = r + 1 < n ? View<T>::face(v.D[o], v.D[o + s]) : T(0);
-    }
-  __syncthreads();
-  if (threadIdx.x < nl) v.solve(axis, n, d + threadIdx.x, k + threadIdx.x, lines);
-  __syncthreads();
-  if (active)
-    for (index_t r = threadIdx.x / lines; r < n; r += rows_per_pass) store(v, base + l + r * s, d[r * lines + l]);
-}
 
 // Forward Euler: out = c + (dt A c + dt rho c (1 - c)).
 template <class T>
@@ -221,24 +121,6 @@ __global__ void reduce_kernel(View<T> v, const T* u, double h0, double h1, doubl
     for (int q = 0; q < 5; ++q) partial[5 * blockIdx.x + q] = sh[q][0];
 }
 
-constexpr std::size_t smem_budget = 96u << 10;  // two blocks per SM, as the heat sweeps
-constexpr std::size_t smem_max = 227u << 10;    // H100's largest opt-in per block
-
-// Lines per block for lines of `length` elements (d and k per element).
-template <class T>
-int tile_lines(index_t length) {
-  const std::size_t per_line = 2 * sizeof(T) * std::size_t(length);
-  if (per_line > smem_max)
-    throw Error("backend cuda: glioma lines of " + std::to_string(length) +
-                " points do not fit in shared memory; use the cpu backend or fewer points per axis");
-  return int(std::max<std::size_t>(1, std::min<std::size_t>(32, smem_budget / per_line)));
-}
-
-template <class Kernel>
-void allow_smem(Kernel kernel, std::size_t bytes) {
-  if (bytes > (48u << 10)) TRIDSIM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
-
 }  // namespace
 
 // ---- host side -----------------------------------------------------------------------------
@@ -251,31 +133,18 @@ struct GliomaGpu<T>::Impl {
   DeviceArray<T> u, du, D;
   mutable DeviceArray<double> partial;
 
+  std::array<tridiag::GpuAlgorithm, 3> solver{};
+  T w[3] = {};  // dt/2 / h^2: line matrices I - w A
+
   template <class Load, class Store>
-  void x_sweep(const Load& load, const Store& store) {
-    const index_t n = grid.n[0], total = grid.n[1] * grid.n[2];
-    const int lines = tile_lines<T>(n + 1);
-    const std::size_t smem = 2 * sizeof(T) * std::size_t(n + 1) * std::size_t(lines);
-    auto kernel = sweep_x<T, Load, Store>;
-    allow_smem(kernel, smem);
-    kernel<<<unsigned((total + lines - 1) / lines), 256, smem>>>(view, lines, load, store);
-    TRIDSIM_CUDA_LAUNCH();
-  }
-  template <class Load, class Store>
-  void yz_sweep(int axis, const Load& load, const Store& store) {
-    const index_t n = grid.n[axis], other = grid.n[axis == 1 ? 2 : 1];
-    const int lines = tile_lines<T>(n);
-    const std::size_t smem = 2 * sizeof(T) * std::size_t(n) * std::size_t(lines);
-    auto kernel = sweep_yz<T, Load, Store>;
-    allow_smem(kernel, smem);
-    const index_t chunks = (grid.n[0] + lines - 1) / lines;
-    kernel<<<unsigned(chunks * other), 256, smem>>>(view, axis, lines, load, store);
-    TRIDSIM_CUDA_LAUNCH();
+  void sweep(int axis, const Load& load, const Store& store) {
+    const DiffusionRows<T, FaceMean::harmonic> rows{view.D, grid.strides()[axis], grid.n[axis], w[axis], false, false};
+    tridiag::gpu::solve_lines<T>(tridiag::LineSet::dense(grid, axis), rows, load, store, solver[axis]);
   }
   void set_step(double dt) {
     for (int a = 0; a < 3; ++a) {
       const double h = grid.h(a);
-      view.w[a] = a < grid.dim ? T(0.5 * dt / (h * h)) : T(0);
+      w[a] = a < grid.dim ? T(0.5 * dt / (h * h)) : T(0);
       view.coef[a] = a < grid.dim ? T(dt) / T(h * h) : T(0);
     }
     view.e = T(std::exp(rho * 0.5 * dt));
@@ -285,12 +154,14 @@ struct GliomaGpu<T>::Impl {
 };
 
 template <class T>
-GliomaGpu<T>::GliomaGpu(const Grid& grid, const T* D, double rho) : impl_(std::make_unique<Impl>()) {
+GliomaGpu<T>::GliomaGpu(const Grid& grid, const T* D, double rho, const std::array<tridiag::GpuAlgorithm, 3>& solver)
+    : impl_(std::make_unique<Impl>()) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) throw Error("backend cuda: no CUDA device is present");
   auto& I = *impl_;
   I.grid = grid;
   I.rho = rho;
+  I.solver = solver;
   View<T>& v = I.view;
   v.dim = grid.dim;
   for (int a = 0; a < 3; ++a) v.n[a] = grid.n[a];
@@ -303,8 +174,6 @@ GliomaGpu<T>::GliomaGpu(const Grid& grid, const T* D, double rho) : impl_(std::m
   I.D.allocate(N);
   TRIDSIM_CUDA(cudaMemcpy(I.D.p, D, sizeof(T) * std::size_t(N), cudaMemcpyHostToDevice));
   v.D = I.D.p;
-  tile_lines<T>(grid.n[0] + 1);  // refuse lines too long for shared memory now, not mid-run
-  for (int a = 1; a < grid.dim; ++a) tile_lines<T>(grid.n[a]);
 }
 
 template <class T>
@@ -325,14 +194,17 @@ void GliomaGpu<T>::step_adi(double dt) {
   auto& I = *impl_;
   I.set_step(dt);
   const int d = I.grid.dim;
-  const StrangRhs<T> rhs{I.u.p};
+  const StrangRhs<T> rhs{I.view, 0, I.u.p};
+  const Finish<T> finish{I.view, I.u.p};
+  const tridiag::gpu::ArrayLoad<T> load_du{I.du.p};
+  const tridiag::gpu::ArrayStore<T> store_du{I.du.p};
   if (d == 1) {
-    I.x_sweep(rhs, Finish<T>{I.u.p});
+    I.sweep(0, rhs, finish);
   } else {
-    I.x_sweep(rhs, StoreArray<T>{I.du.p});
+    I.sweep(0, rhs, store_du);
     for (int a = 1; a < d; ++a) {
-      if (a < d - 1) I.yz_sweep(a, LoadArray<T>{I.du.p}, StoreArray<T>{I.du.p});
-      else I.yz_sweep(a, LoadArray<T>{I.du.p}, Finish<T>{I.u.p});
+      if (a < d - 1) I.sweep(a, load_du, store_du);
+      else I.sweep(a, load_du, finish);
     }
   }
   TRIDSIM_CUDA(cudaDeviceSynchronize());

@@ -7,14 +7,16 @@
 #include <memory>
 
 #include "core/grid.hpp"
+#include "solvers/tridiagonal/gpu_algorithm.hpp"
 
 namespace tridsim {
 
 template <class T>
 class GliomaGpu {
  public:
-  // D: host node diffusivities (grid.size() values, x fastest); rho: proliferation rate.
-  GliomaGpu(const Grid& grid, const T* D, double rho);
+  // D: host node diffusivities (grid.size() values, x fastest); rho: proliferation rate; the
+  // line solver of each axis.
+  GliomaGpu(const Grid& grid, const T* D, double rho, const std::array<tridiag::GpuAlgorithm, 3>& solver);
   ~GliomaGpu();
   GliomaGpu(const GliomaGpu&) = delete;
   GliomaGpu& operator=(const GliomaGpu&) = delete;

@@ -313,7 +313,7 @@ template <class T>
 void HeatModule<T>::step_gpu(double t, double dt) {
 #if TRIDSIM_HAVE_CUDA
   if (matrices_changed_)
-    for (int a = 0; a < g_.dim; ++a) gpu_->upload_matrix(a, uniform_[a].a(), uniform_[a].m(), uniform_[a].cp());
+    for (int a = 0; a < g_.dim; ++a) gpu_->upload_matrix(a, uniform_[a]);
   if (source_moves_) gpu_->upload_source(f_.data());
   bool faces_move = false;
   for (const auto& f : bc_.faces()) faces_move |= f.value.uses_time();

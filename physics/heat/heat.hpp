@@ -12,7 +12,7 @@
 #include "core/aligned.hpp"
 #include "core/module.hpp"
 #include "physics/heat/boundary.hpp"
-#include "physics/heat/solver_choice.hpp"
+#include "solvers/tridiagonal/solver_choice.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 

@@ -8,6 +8,7 @@
 
 #include "core/aligned.hpp"
 #include "core/grid.hpp"
+#include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
 
 namespace tridsim {
@@ -21,7 +22,7 @@ class HeatGpu {
     const T* kappa = nullptr;  // host node values, or null for constant kappa0
     bool has_source = false;
     std::array<std::array<bool, 2>, 3> dirichlet{};  // per axis and side (active axes only)
-    // Line solver per axis: x thomas or thomas_pcr; y, z thomas or thomas_naive.
+    // Line solver per axis (read_solver_choice: supported by the GPU contract).
     std::array<tridiag::GpuAlgorithm, 3> solver{};
   };
   explicit HeatGpu(const Config& config);
@@ -34,8 +35,8 @@ class HeatGpu {
   void upload_source(const T* f);
   // Per face (2*axis + side): Neumann fluxes of the explicit part, Dirichlet stage values.
   void upload_faces(const std::vector<AlignedVector<T>>& flux, const std::vector<AlignedVector<T>>& stage);
-  // Factored constant-coefficient line matrices per axis (a, m, cp of a UniformMatrix).
-  void upload_matrix(int axis, const T* a, const T* m, const T* cp);
+  // The factored constant-coefficient line matrix of an axis.
+  void upload_matrix(int axis, const tridiag::UniformMatrix<T>& M);
   // Scatter values onto u at the nodes of face `face` (Dirichlet values at the end of a step).
   void set_face_values(int face, const T* values);
 

@@ -15,6 +15,7 @@
 
 #include "core/aligned.hpp"
 #include "core/boundary.hpp"
+#include "core/diffusion.hpp"
 #include "core/errors.hpp"
 #include "core/types.hpp"
 
@@ -63,9 +64,10 @@ struct ArrayCoeffs {
   void load_row(index_t off, index_t count, index_t, T* A, T* B, T* C) const { load_line(off, count, A, B, C); }
 };
 
-// How kappa at a face between two nodes is formed.
-enum class FaceMean { arithmetic, harmonic };
+using tridsim::FaceMean;
 
+// Rows of I - w d/dx(kappa d/dx) from kappa (core/diffusion.hpp: the face means and rows the
+// GPU's DiffusionRows use too).
 template <class T, FaceMean Mean = FaceMean::arithmetic>
 struct DiffusionCoeffs {
   const T* kappa;  // node values, same layout as the right-hand side
@@ -74,54 +76,21 @@ struct DiffusionCoeffs {
   index_t n;       // line length
   BoundaryKind lo, hi;
 
-  static T face(T k0, T k1) {
-    if constexpr (Mean == FaceMean::arithmetic) {
-      return T(0.5) * (k0 + k1);
-    } else {
-      const T s = k0 + k1;
-      return s > T(0) ? T(2) * k0 * k1 / s : T(0);
-    }
-  }
-  // Row r given the faces kl = kappa_{r-1/2}, kr = kappa_{r+1/2}.
+  static T face(T k0, T k1) { return face_mean<Mean>(k0, k1); }
   void row(index_t r, T kl, T kr, T& A, T& B, T& C) const {
-    if (r == 0) {
-      A = 0;
-      if (lo == BoundaryKind::dirichlet) { B = 1; C = 0; }
-      else { B = 1 + 2 * w * kr; C = -2 * w * kr; }  // half cell, flux given
-    } else if (r == n - 1) {
-      C = 0;
-      if (hi == BoundaryKind::dirichlet) { A = 0; B = 1; }
-      else { A = -2 * w * kl; B = 1 + 2 * w * kl; }
-    } else {
-      A = -w * kl; C = -w * kr; B = 1 + w * (kl + kr);
-    }
+    diffusion_row(r, n, w, lo == BoundaryKind::dirichlet, hi == BoundaryKind::dirichlet, kl, kr, A, B, C);
   }
   void load_line(index_t off, index_t len, T* A, T* B, T* C) const {
     const T* k = kappa + off;  // stride along an x-line is 1
-    if (len <= 0) return;
-    if (len == 1) { A[0] = 0; B[0] = 1; C[0] = 0; return; }
 #pragma omp simd
-    for (index_t r = 1; r < len - 1; ++r) {
-      const T kl = face(k[r - 1], k[r]), kr = face(k[r], k[r + 1]);
-      A[r] = -w * kl; C[r] = -w * kr; B[r] = 1 + w * (kl + kr);
-    }
-    row(0, 0, face(k[0], k[1]), A[0], B[0], C[0]);
-    row(len - 1, face(k[len - 2], k[len - 1]), 0, A[len - 1], B[len - 1], C[len - 1]);
+    for (index_t r = 0; r < len; ++r)
+      row(r, r > 0 ? face(k[r - 1], k[r]) : T(0), r + 1 < len ? face(k[r], k[r + 1]) : T(0), A[r], B[r], C[r]);
   }
   void load_row(index_t off, index_t count, index_t r, T* A, T* B, T* C) const {
     const T* k = kappa + off;
-    if (n == 1) {
-      for (index_t l = 0; l < count; ++l) { A[l] = 0; B[l] = 1; C[l] = 0; }
-      return;
-    }
     const index_t sl = r > 0 ? -stride : 0, sr = r + 1 < n ? stride : 0;
 #pragma omp simd
-    for (index_t l = 0; l < count; ++l) {
-      const T kl = face(k[l + sl], k[l]), kr = face(k[l], k[l + sr]);
-      A[l] = -w * kl; C[l] = -w * kr; B[l] = 1 + w * (kl + kr);
-    }
-    if (r == 0 || r == n - 1)
-      for (index_t l = 0; l < count; ++l) row(r, face(k[l + sl], k[l]), face(k[l], k[l + sr]), A[l], B[l], C[l]);
+    for (index_t l = 0; l < count; ++l) row(r, face(k[l + sl], k[l]), face(k[l], k[l + sr]), A[l], B[l], C[l]);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "core/grid.hpp"
+#include "core/host_device.hpp"
 #include "core/types.hpp"
 
 namespace tridsim::tridiag {
@@ -21,6 +22,17 @@ struct LineSet {
   // Lines along `axis` of a dense array over `grid`.
   static LineSet dense(const Grid& grid, int axis) { return LineSet{grid.n, grid.strides(), axis}; }
 };
+
+// The node (i, j, k) of row r of line q of a dense LineSet along `axis` over n0 x n1 x n2 nodes
+// (the line-solver functors' (offset, line, row) back in grid indices; fewer than 2^32 lines).
+TRIDSIM_HOST_DEVICE inline void line_node(int axis, index_t n0, index_t n1, index_t q, index_t r, index_t& i,
+                                          index_t& j, index_t& k) {
+  const unsigned across = unsigned(axis == 0 ? n1 : n0);
+  const index_t first = unsigned(q) % across, second = unsigned(q) / across;
+  i = axis == 0 ? r : first;
+  j = axis == 0 ? first : axis == 1 ? r : second;
+  k = axis == 2 ? r : second;
+}
 
 // Selectable line algorithms (the CPU batched solver uses Thomas for speed; PCR and CR are
 // alternatives with more parallelism per line and more work).

@@ -35,7 +35,7 @@
 
 #include "core/errors.hpp"
 #include "solvers/tridiagonal/cuda/kernel_support.cuh"
-#include "solvers/tridiagonal/cuda/thomas_pcr.cuh"
+#include "solvers/tridiagonal/cuda/line_solve.cuh"
 #include "solvers/tridiagonal/cuda/thomas_smem.cuh"
 #include "solvers/tridiagonal/cuda/warp_solvers.hpp"
 
@@ -181,55 +181,6 @@ __global__ void __launch_bounds__(kWarp, kMinBlocks)
   }
 }
 
-// ---- kernels: naive Thomas (global memory) ---------------------------------------------------------
-
-template <class T>
-__global__ void thomas_uniform_global(Geometry g, const T* __restrict__ A, const T* __restrict__ M,
-                                      const T* __restrict__ CP, T* __restrict__ d) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= g.count) return;
-  const index_t base = line_base(g, q), s = g.s;
-  const int n = int(g.n);
-  T prev = T(0);
-  for (int r = 0; r < n; ++r) {
-    const index_t o = base + index_t(r) * s;
-    prev = (d[o] - __ldg(A + r) * prev) * __ldg(M + r);
-    d[o] = prev;
-  }
-  T next = T(0);
-  for (int r = n - 1; r >= 0; --r) {
-    const index_t o = base + index_t(r) * s;
-    next = d[o] - __ldg(CP + r) * next;
-    d[o] = next;
-  }
-}
-
-// c' goes to scratch[r * count + q] (consecutive lines adjacent).
-template <class T>
-__global__ void thomas_arrays_global(Geometry g, const T* __restrict__ a, const T* __restrict__ b,
-                                     const T* __restrict__ c, T* __restrict__ d, T* __restrict__ scratch) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= g.count) return;
-  const index_t base = line_base(g, q), s = g.s;
-  const int n = int(g.n);
-  T cprev = T(0), dprev = T(0);
-  for (int r = 0; r < n; ++r) {
-    const index_t o = base + index_t(r) * s;
-    const T ar = r > 0 ? a[o] : T(0);
-    const T inv = T(1) / (b[o] - ar * cprev);
-    cprev = r + 1 < n ? c[o] * inv : T(0);
-    scratch[index_t(r) * g.count + q] = cprev;
-    dprev = (d[o] - ar * dprev) * inv;
-    d[o] = dprev;
-  }
-  T next = T(0);
-  for (int r = n - 1; r >= 0; --r) {
-    const index_t o = base + index_t(r) * s;
-    next = d[o] - scratch[index_t(r) * g.count + q] * next;
-    d[o] = next;
-  }
-}
-
 // ---- kernel: coefficient arrays for cuSPARSE ----------------------------------------------------------
 
 // Full rows (lower dl with dl_0 = 0, diagonal dd, upper du with du_{n-1} = 0) in the layout of d,
@@ -265,37 +216,19 @@ __global__ void fill_coefficients(Geometry g, const T* __restrict__ A, const T* 
 
 // ---- launches ---------------------------------------------------------------------------------------
 
+// Thomas on coefficient arrays in place: the pipelined kernel (asynchronous copies a few chunks
+// ahead of the sweep) when a line fits in shared memory, else the generic global-memory one.
 template <class T>
-void launch_uniform(const LineSet& L, const T* A, const T* M, const T* CP, T* d, cudaStream_t stream,
-                    GpuAlgorithm alg) {
-  if (alg == GpuAlgorithm::thomas && launch_uniform_smem(L, A, M, CP, d, AssignStore<T>{d}, stream)) return;
-  const Geometry g = geometry(L);
-  const unsigned blocks = grid_size((g.count + kNaiveThreads - 1) / kNaiveThreads);
-  thomas_uniform_global<T><<<blocks, kNaiveThreads, 0, stream>>>(g, A, M, CP, d);
-  TRIDIAG_LAUNCH("thomas_uniform_global");
-}
-
-template <class T>
-void launch_arrays(const LineSet& L, const T* a, const T* b, const T* c, T* d, cudaStream_t stream,
-                   GpuAlgorithm alg) {
+void launch_arrays(const LineSet& L, const T* a, const T* b, const T* c, T* d, cudaStream_t stream) {
   const Geometry g = geometry(L);
   const int dev = current_device();
   const Limits lim = device_limits(dev);
   const GpuLaunchPlan plan = make_plan(g.ld, false, sizeof(T), lim);
-  if (alg == GpuAlgorithm::thomas && plan.shared_memory) {
-    launch_smem(L, g, plan, dev, lim, thomas_arrays_smem<T, true>, thomas_arrays_smem<T, false>, stream, a, b, c, d);
-    TRIDIAG_LAUNCH("thomas_arrays_smem");
-    return;
-  }
-  // Naive: c' in a stream-ordered scratch array of n * count elements.
-  void* scratch = nullptr;
-  TRIDIAG_CUDA(cudaMallocAsync(&scratch, sizeof(T) * std::size_t(g.n) * std::size_t(g.count), stream));
-  const unsigned blocks = grid_size((g.count + kNaiveThreads - 1) / kNaiveThreads);
-  thomas_arrays_global<T><<<blocks, kNaiveThreads, 0, stream>>>(g, a, b, c, d, static_cast<T*>(scratch));
-  const cudaError_t launch = cudaGetLastError();
-  const cudaError_t freed = cudaFreeAsync(scratch, stream);
-  check_cuda(launch, "launch of thomas_arrays_global", __FILE__, __LINE__);
-  TRIDIAG_CUDA(freed);
+  if (!plan.shared_memory)
+    return gpu::solve_lines<T>(L, gpu::ArrayRows<T>{a, b, c}, gpu::ArrayLoad<T>{d}, gpu::ArrayStore<T>{d},
+                               GpuAlgorithm::thomas_naive, stream);
+  launch_smem(L, g, plan, dev, lim, thomas_arrays_smem<T, true>, thomas_arrays_smem<T, false>, stream, a, b, c, d);
+  TRIDIAG_LAUNCH("thomas_arrays_smem");
 }
 
 template <class T>
@@ -543,20 +476,10 @@ void solve_lines_cuda(const LineSet& L, const UniformMatrixDevice<T>& M, T* d, c
     throw Error("tridiagonal solver (cuda): the uniform matrix has " + std::to_string(M.size()) +
                 " rows but the lines have length " + std::to_string(L.length()));
   alg = resolve_gpu_algorithm(alg, L, true, sizeof(T));
-  if (alg == GpuAlgorithm::cusparse) {
-    thread_baseline().solve<T>(L, M, d, stream);
-  } else if (alg == GpuAlgorithm::thomas_shuffle) {
-    launch_thomas_shuffle<T>(L, RowSource<T>{true, M.a()}, M.m(), M.cp(), d, stream);
-  } else if (alg == GpuAlgorithm::thomas_pcr && L.axis != 0) {  // strided lines: segments across warps
-    if (!launch_uniform_scan_strided<T>(L, M.a(), M.m(), M.cp(), d, AssignStore<T>{d}, stream))
-      throw Error("tridiagonal solver (thomas-pcr): lines of " + std::to_string(L.length()) +
-                  " points; it handles at most " + std::to_string(kScanYzMax) + " (use thomas for longer lines)");
-  } else if (alg == GpuAlgorithm::thomas_pcr || alg == GpuAlgorithm::pcr) {
-    const RowSource<T> rows{true, M.a(), M.b(), M.c(), M.scan()};
-    alg == GpuAlgorithm::pcr ? launch_pcr<T>(L, rows, d, stream) : launch_thomas_pcr<T>(L, rows, d, stream);
-  } else {
-    launch_uniform<T>(L, M.a(), M.m(), M.cp(), d, stream, alg);
-  }
+  if (alg == GpuAlgorithm::cusparse) return thread_baseline().solve<T>(L, M, d, stream);
+  if (alg == GpuAlgorithm::thomas_shuffle)
+    return launch_thomas_shuffle<T>(L, RowSource<T>{true, M.a()}, M.m(), M.cp(), d, stream);
+  gpu::solve_lines<T>(L, gpu::factored_rows(M), gpu::ArrayLoad<T>{d}, gpu::ArrayStore<T>{d}, alg, stream);
 }
 
 template <class T>
@@ -564,16 +487,11 @@ void solve_lines_cuda(const LineSet& L, const T* a, const T* b, const T* c, T* d
                       GpuAlgorithm alg) {
   if (!validate(L, "tridiagonal solver (cuda)")) return;
   alg = resolve_gpu_algorithm(alg, L, false, sizeof(T));
-  if (alg == GpuAlgorithm::cusparse) {
-    thread_baseline().solve<T>(L, a, b, c, d, stream, false);
-  } else if (alg == GpuAlgorithm::thomas_shuffle) {
-    launch_thomas_shuffle<T>(L, RowSource<T>{false, a, b, c}, nullptr, nullptr, d, stream);
-  } else if (alg == GpuAlgorithm::thomas_pcr || alg == GpuAlgorithm::pcr) {
-    const RowSource<T> rows{false, a, b, c};
-    alg == GpuAlgorithm::pcr ? launch_pcr<T>(L, rows, d, stream) : launch_thomas_pcr<T>(L, rows, d, stream);
-  } else {
-    launch_arrays<T>(L, a, b, c, d, stream, alg);
-  }
+  if (alg == GpuAlgorithm::cusparse) return thread_baseline().solve<T>(L, a, b, c, d, stream, false);
+  if (alg == GpuAlgorithm::thomas_shuffle)
+    return launch_thomas_shuffle<T>(L, RowSource<T>{false, a, b, c}, nullptr, nullptr, d, stream);
+  if (alg == GpuAlgorithm::thomas) return launch_arrays<T>(L, a, b, c, d, stream);
+  gpu::solve_lines<T>(L, gpu::ArrayRows<T>{a, b, c}, gpu::ArrayLoad<T>{d}, gpu::ArrayStore<T>{d}, alg, stream);
 }
 
 template <class T>

@@ -42,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include <cuda_runtime_api.h>
 
@@ -52,10 +53,16 @@
 
 namespace tridsim::tridiag {
 
-// Whether `alg` can solve lines of L (line-length limits of thomas_pcr and pcr, cuSPARSE layouts).
-bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L);
-// What `automatic` runs for L (never automatic), from the measured table; any other alg as it is.
-GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool uniform, std::size_t elem_bytes);
+// Why `alg` cannot solve the lines of L ("" when it can): line-length limits of thomas-pcr, pcr and
+// thomas-shuffle, cuSPARSE layouts; thomas-shuffle and cusparse solve arrays in place only
+// (in_place = false: a caller with load/store functors, line_solve.cuh). The deck layer asks this.
+std::string gpu_unsupported_reason(GpuAlgorithm alg, const LineSet& L, bool in_place);
+bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L);  // in place
+// What `automatic` runs for L (never automatic): the fastest that can run these lines in the
+// nearest case of the measured table (uniform: a factored matrix; otherwise arrays, which also
+// stand for generated rows); any other alg as it is.
+GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool uniform, std::size_t elem_bytes,
+                                   bool in_place = true);
 
 // Device copies of the factorization of a UniformMatrix (a with a_0 = 0, inverse pivots m,
 // modified upper diagonal cp with cp_{n-1} = 0). Uploads on construction (synchronously, on the

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "solvers/tridiagonal/cuda/batched_cuda.hpp"
@@ -22,12 +23,13 @@ struct Measured {
   std::uint8_t elem;  // bytes per value
   bool uniform;
   index_t n, batch;
-  GpuAlgorithm best;
+  GpuAlgorithm ranked[6];  // fastest first; automatic pads
 };
 
 constexpr GpuAlgorithm thomas = GpuAlgorithm::thomas, thomas_pcr = GpuAlgorithm::thomas_pcr,
                        pcr = GpuAlgorithm::pcr, cusparse = GpuAlgorithm::cusparse,
-                       thomas_naive = GpuAlgorithm::thomas_naive, thomas_shuffle = GpuAlgorithm::thomas_shuffle;
+                       thomas_naive = GpuAlgorithm::thomas_naive, thomas_shuffle = GpuAlgorithm::thomas_shuffle,
+                       automatic = GpuAlgorithm::automatic;
 
 // clang-format off
 const std::vector<Measured> kMeasured = {
@@ -37,17 +39,29 @@ const std::vector<Measured> kMeasured = {
 
 }  // namespace
 
-bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L) {
+std::string gpu_unsupported_reason(GpuAlgorithm alg, const LineSet& L, bool in_place) {
+  const index_t n = L.length();
+  auto limit = [&](const char* name, index_t max) {
+    return n > max ? std::string(name) + " solves lines of at most " + std::to_string(max) + " points" : std::string();
+  };
   switch (alg) {
-    case GpuAlgorithm::thomas_pcr: return L.length() <= detail::kThomasPcrMax;
-    case GpuAlgorithm::pcr: return L.length() <= detail::kPcrMax;
-    case GpuAlgorithm::thomas_shuffle: return L.axis == 0 && L.length() <= detail::kShuffleMax;
-    case GpuAlgorithm::cusparse: return CusparseTridiagonal::supports(L);
-    default: return true;
+    case GpuAlgorithm::thomas_pcr: return limit("thomas-pcr", detail::kThomasPcrMax);
+    case GpuAlgorithm::pcr: return limit("pcr", detail::kPcrMax);
+    case GpuAlgorithm::thomas_shuffle:
+      if (!in_place) return "thomas-shuffle solves arrays in place only; use thomas or thomas-pcr";
+      if (L.axis != 0) return "thomas-shuffle solves lines along x only";
+      return limit("thomas-shuffle", detail::kShuffleMax);
+    case GpuAlgorithm::cusparse:
+      if (!in_place) return "cusparse solves arrays in place only; use thomas or thomas-pcr";
+      return CusparseTridiagonal::supports(L) ? "" : "cusparse needs lines of >= 3 points in unpadded y/z layouts";
+    default: return "";
   }
 }
 
-GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool uniform, std::size_t elem_bytes) {
+bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L) { return gpu_unsupported_reason(alg, L, true).empty(); }
+
+GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool uniform, std::size_t elem_bytes,
+                                   bool in_place) {
   if (alg != GpuAlgorithm::automatic) return alg;
   const bool along_x = L.axis == 0;
   const double ln = std::log2(double(std::max<index_t>(1, L.length())));
@@ -58,10 +72,13 @@ GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool unif
     if (m.along_x != along_x || m.elem != elem_bytes || m.uniform != uniform) continue;
     // Line length matters far more than batch size: weigh its distance 8x.
     const double score = 8 * std::abs(std::log2(double(m.n)) - ln) + std::abs(std::log2(double(m.batch)) - lb);
-    if (score < best_score && gpu_algorithm_supports(m.best, L)) {
-      best_score = score;
-      pick = m.best;
-    }
+    if (score >= best_score) continue;
+    for (GpuAlgorithm a : m.ranked)  // the fastest of this case that can run these lines
+      if (a != GpuAlgorithm::automatic && gpu_unsupported_reason(a, L, in_place).empty()) {
+        best_score = score;
+        pick = a;
+        break;
+      }
   }
   return pick;
 }

@@ -258,12 +258,11 @@ __device__ __forceinline__ void uniform_scan_warp(int lane, int n, T* sd, const 
 //
 // A block takes kScanYzLines lines (thread = line: for y/z lines consecutive lines are x-adjacent,
 // so a row of them is one contiguous run) and cuts them into W = ceil(n / R) segments of R rows,
-// one per group of kScanYzLines threads. Each thread holds its R right-hand sides in registers (all loads in flight at
-// once), computes its segment's forward map Y -> A Y + B (A the product of alpha over the
-// segment: accumulated on the fly, no table), exchanges the maps through shared memory, reruns
-// the segment with its true carry, and does the same backwards. Each element is read once and
-// written once (store(offset, line, row, x), as in thomas_smem.cuh); the dependent chain is R
-// rows long. Lines of at most kScanYzMax points.
+// one per group of kScanYzLines threads. Each thread holds its R right-hand sides in registers (all
+// loads in flight at once), computes its segment's forward map Y -> A Y + B (A the product of alpha
+// over the segment: accumulated on the fly, no table), exchanges the maps through shared memory,
+// reruns the segment with its true carry, and does the same backwards (line_solve.cuh's
+// scan_strided_lines). Lines of at most kScanYzMax points.
 constexpr index_t kScanYzMax = 512;
 constexpr int kScanYzLines = 64;  // lines per block: rows of 512 (double) or 256 (float) bytes
 
@@ -275,89 +274,6 @@ struct SegmentMap {
 // R rows per segment for lines of n points (at most 16 segments), 0 beyond kScanYzMax.
 __host__ __device__ constexpr int scan_yz_rows(index_t n) {
   return n <= 128 ? 8 : n <= 256 ? 16 : n <= 512 ? 32 : 0;
-}
-
-template <class T, int R, class Store>
-__global__ void __launch_bounds__(1024)
-    uniform_scan_strided(Geometry g, const T* __restrict__ A, const T* __restrict__ Mi, const T* __restrict__ CP,
-                         const T* d, Store store) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  SegmentMap<T>* const maps = reinterpret_cast<SegmentMap<T>*>(smem_raw);  // [segment][line]
-  constexpr int X = kScanYzLines;
-  const int lane = int(threadIdx.x) % X, w = int(threadIdx.x) / X, W = int(blockDim.x) / X;
-  const index_t q = index_t(blockIdx.x) * X + lane;
-  const bool active = q < g.count;
-  const index_t base = active ? line_base(g, q) : 0, s = g.s;
-  const int n = int(g.n), r0 = w * R, L = active ? (n - r0 < R ? n - r0 : R) : 0;
-  T v[R];
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-    if (k < L) v[k] = d[base + index_t(r0 + k) * s];
-  // Forward: the segment's map with a zero carry, then the true carry from the maps before it.
-  T y = T(0), P = T(1);
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-    if (k < L) {
-      const T m = __ldg(Mi + r0 + k), alpha = -__ldg(A + r0 + k) * m;
-      y = fma(alpha, y, m * v[k]);
-      P *= alpha;
-    }
-  maps[w * X + lane] = {P, y};
-  __syncthreads();
-  T carry = T(0);
-  for (int u = 0; u < w; ++u) carry = fma(maps[u * X + lane].a, carry, maps[u * X + lane].b);
-  y = carry;
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-    if (k < L) {
-      const T m = __ldg(Mi + r0 + k);
-      y = fma(-__ldg(A + r0 + k) * m, y, m * v[k]);
-      v[k] = y;
-    }
-  __syncthreads();  // (the forward maps are read; the backward ones go to the same place)
-  // Backward: x_r = y_r + beta_r x_{r+1}, beta_r = -cp_r, the same way from the other end.
-  T x = T(0);
-  P = T(1);
-#pragma unroll
-  for (int k = R - 1; k >= 0; --k)
-    if (k < L) {
-      const T beta = -__ldg(CP + r0 + k);
-      x = fma(beta, x, v[k]);
-      P *= beta;
-    }
-  maps[w * X + lane] = {P, x};
-  __syncthreads();
-  carry = T(0);
-  for (int u = W - 1; u > w; --u) carry = fma(maps[u * X + lane].a, carry, maps[u * X + lane].b);
-  x = carry;
-#pragma unroll
-  for (int k = R - 1; k >= 0; --k)
-    if (k < L) {
-      x = fma(-__ldg(CP + r0 + k), x, v[k]);
-      store(base + index_t(r0 + k) * s, q, r0 + k, x);
-    }
-}
-
-// Launch it for the lines of L (uniform factored matrix a, m, cp); false when the lines are too
-// long for it.
-template <class T, class Store>
-bool launch_uniform_scan_strided(const LineSet& L, const T* A, const T* M, const T* CP, const T* d, Store store,
-                                 cudaStream_t stream) {
-  const Geometry g = geometry(L);
-  const int R = scan_yz_rows(g.n);
-  if (R == 0) return false;
-  const int W = int((g.n + R - 1) / R);
-  constexpr int X = kScanYzLines;
-  const unsigned blocks = grid_size((g.count + X - 1) / X);
-  const std::size_t smem = std::size_t(W) * X * sizeof(SegmentMap<T>);
-  if (R == 8)
-    uniform_scan_strided<T, 8, Store><<<blocks, W * X, smem, stream>>>(g, A, M, CP, d, store);
-  else if (R == 16)
-    uniform_scan_strided<T, 16, Store><<<blocks, W * X, smem, stream>>>(g, A, M, CP, d, store);
-  else
-    uniform_scan_strided<T, 32, Store><<<blocks, W * X, smem, stream>>>(g, A, M, CP, d, store);
-  TRIDIAG_LAUNCH("uniform_scan_strided");
-  return true;
 }
 
 }  // namespace tridsim::tridiag::detail

@@ -1,5 +1,6 @@
 #pragma once
-// Line solvers that split one line over many threads (solvers/tridiagonal/cuda/warp_solvers.cu):
+// Limits and row sources of the line solvers that split one line over many threads (kernels in
+// thomas_pcr.cuh and line_solve.cuh; thomas_shuffle.cu):
 //  - Thomas–PCR hybrid (Laszlo, Giles & Appleyard 2014, section 4): one warp per line, the line
 //    cut into 32 segments held in registers; each lane reduces its segment by a modified Thomas
 //    sweep to two rows coupling the segment's first and last unknowns, the 64-row reduced system
@@ -11,7 +12,7 @@
 //    (n log n work; the reference point for the hybrid). Lines up to kPcrMax points.
 // Both read and write each element of a line once through a coalesced staging copy in shared
 // memory (x lines); for y/z lines those copies are strided, so they are not the choice there.
-// Internal to the CUDA solvers: batched_cuda.cu dispatches to these.
+// Internal to the CUDA solvers.
 #include <cuda_runtime_api.h>
 
 #include "core/types.hpp"
@@ -35,10 +36,6 @@ struct RowSource {
   const T* scan = nullptr;
 };
 
-template <class T>
-void launch_thomas_pcr(const LineSet& L, const RowSource<T>& rows, T* d, cudaStream_t stream);
-template <class T>
-void launch_pcr(const LineSet& L, const RowSource<T>& rows, T* d, cudaStream_t stream);
 // Thomas with local transposition by register shuffles (thomas_shuffle.cu): x lines of at most
 // kShuffleMax points; M, CP: the uniform matrix's inverse pivots and modified upper diagonal.
 template <class T>

@@ -1,4 +1,4 @@
-#include "physics/heat/solver_choice.hpp"
+#include "solvers/tridiagonal/solver_choice.hpp"
 
 #include <optional>
 #include <string>
@@ -24,38 +24,18 @@ tridiag::Algorithm cpu_algorithm(const DeckNode& node, const std::string& key, c
 
 tridiag::GpuAlgorithm gpu_algorithm(const DeckNode& node, const std::string& key, const std::string& name, int axis,
                                     const Grid& grid, std::size_t elem_bytes, bool uniform) {
-  using tridiag::GpuAlgorithm;
-  const bool along_x = axis == 0;
-  const GpuAlgorithm alg = tridiag::parse_gpu_algorithm(name).value_or(GpuAlgorithm::pcr);  // (cr: refused below)
-  if (alg == GpuAlgorithm::automatic) {
+  if (name == "cr") node.fail(key, "cr is a CPU solver; with the cuda backend use auto, thomas, thomas-naive, thomas-pcr or pcr");
+  const tridiag::GpuAlgorithm alg = *tridiag::parse_gpu_algorithm(name);
 #if TRIDSIM_HAVE_CUDA
-    const GpuAlgorithm best =
-        tridiag::resolve_gpu_algorithm(alg, tridiag::LineSet::dense(grid, axis), uniform, elem_bytes);
-    const bool fused = best == GpuAlgorithm::thomas_naive ? !along_x
-                       : best == GpuAlgorithm::thomas_pcr ? grid.n[axis] <= 512 && (along_x || uniform)
-                                                           : false;
-    return fused ? best : GpuAlgorithm::thomas;
+  const auto lines = tridiag::LineSet::dense(grid, axis);
+  if (const std::string why = tridiag::gpu_unsupported_reason(alg, lines, false); !why.empty())
+    node.fail(key, why + " (the grid has " + std::to_string(grid.n[axis]) + " points along " + kAxes[axis] +
+                       "); use auto, thomas or thomas-naive");
+  return tridiag::resolve_gpu_algorithm(alg, lines, uniform, elem_bytes, false);
 #else
-    (void)elem_bytes, (void)uniform;
-    return GpuAlgorithm::thomas;
-#endif
-  }
-  const bool ok = along_x ? alg == GpuAlgorithm::thomas || alg == GpuAlgorithm::thomas_pcr
-                          : (alg == GpuAlgorithm::thomas && name != "thomas-transposed") ||
-                                alg == GpuAlgorithm::thomas_naive || alg == GpuAlgorithm::thomas_pcr;
-  if (!ok)
-    node.fail(key, "the cuda backend's heat sweeps along " + std::string(kAxes[axis]) +
-                       " are fused with the right-hand side and run " +
-                       (along_x ? "auto, thomas, thomas-transposed or thomas-pcr"
-                                : "auto, thomas, thomas-naive or thomas-pcr (constant diffusivity)") +
-                       "; got '" + name + "'");
-  if (alg == GpuAlgorithm::thomas_pcr && !along_x && !uniform)
-    node.fail(key, "thomas-pcr along y and z needs a constant diffusivity (its lines share one matrix); use auto, "
-                   "thomas or thomas-naive");
-  if (alg == GpuAlgorithm::thomas_pcr && grid.n[axis] > 512)
-    node.fail(key, "thomas-pcr solves lines of at most 512 points; the grid has " + std::to_string(grid.n[axis]) +
-                       " along " + kAxes[axis] + " (use thomas or auto)");
+  (void)axis, (void)grid, (void)elem_bytes, (void)uniform;
   return alg;
+#endif
 }
 
 }  // namespace

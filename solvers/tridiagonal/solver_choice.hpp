@@ -1,12 +1,13 @@
 #pragma once
-// The heat module's `solver` key: one line-solver name for every axis, or a map {x:, y:, z:}
-// (axes left out: auto). The cpu backend runs thomas, pcr or cr (the GPU variants of Thomas and
-// auto mean thomas there); the cuda backend's sweeps are fused with the right-hand side and the
-// update, and run thomas (local transposition on x), thomas-pcr (lines of at most 512 points;
-// on y and z with a constant diffusivity only) or thomas-naive (y, z); auto picks among those by
-// the measured GPU table
-// (tridiag::resolve_gpu_algorithm).
+// A module's `solver` key: one line-solver name for every axis, or a map {x:, y:, z:} (axes
+// left out: auto). The cpu backend runs thomas, pcr or cr (the GPU variants of Thomas and auto
+// mean thomas there). The cuda backend runs every family of the GPU contract
+// (cuda/line_solve.cuh) with the module's load/store functors: thomas, thomas-naive, thomas-pcr
+// and pcr (thomas-shuffle and cusparse solve arrays in place only); a name that cannot solve
+// the module's lines (gpu_unsupported_reason: line-length limits) is refused at the deck line,
+// and auto picks from the measured GPU table (tridiag::resolve_gpu_algorithm).
 #include <array>
+#include <string>
 
 #include "core/deck.hpp"
 #include "core/grid.hpp"
