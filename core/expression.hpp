@@ -27,6 +27,7 @@ class Expression {
 
   double operator()(double x, double y, double z, double t) const;
   const std::string& text() const { return text_; }
+  const Constants& constants() const { return constants_; }
   bool uses_time() const { return uses_t_; }
   bool uses_space() const { return uses_xyz_; }
   bool is_constant() const { return !uses_t_ && !uses_xyz_; }
