@@ -1,0 +1,213 @@
+// Every kernel family of the GPU line-solver contract (solvers/tridiagonal/cuda/line_solve.cuh)
+// matches the reference Thomas, through the public contract, with non-trivial functors: the load
+// forms 2 src - r/4 + q/1000 (several reads per value), the store writes 3 x + src (a fused
+// update), for every row source (factored uniform matrix, coefficient arrays, rows generated
+// from a diffusivity with both face means), every axis, awkward and padded sizes. Padding is
+// neither read nor written. Without a CUDA device the program prints "SKIPPED: no CUDA device".
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cuda_support.cuh"
+#include "core/diffusion.hpp"
+#include "solvers/tridiagonal/coefficients.hpp"
+#include "solvers/tridiagonal/cuda/line_solve.cuh"
+#include "solvers/tridiagonal/thomas_reference.hpp"
+#include "tests/common/padded_layout.hpp"
+
+using namespace tridsim;
+using tridiag::GpuAlgorithm;
+
+namespace {
+
+template <class T>
+struct RhsLoad {
+  const T* src;
+  __host__ __device__ T operator()(index_t o, index_t q, int r) const {
+    return T(2) * src[o] - T(0.25) * T(r) + T(0.001) * T(q);
+  }
+};
+template <class T>
+struct FusedStore {
+  const T* src;
+  T* out;
+  __device__ void operator()(index_t o, index_t, int, T x) const { out[o] = T(3) * x + src[o]; }
+};
+
+enum class Source { factored, arrays, arithmetic, harmonic };
+const char* source_name(Source s) {
+  return s == Source::factored ? "factored" : s == Source::arrays ? "arrays" : s == Source::arithmetic ? "arithmetic" : "harmonic";
+}
+
+template <class T>
+struct Problem {
+  testing::Layout lay;
+  int axis;
+  Source source;
+  std::vector<T> src, kappa, a, b, c;  // host, in the layout
+  tridiag::UniformMatrix<T> uniform;
+  std::vector<T> ua, ub, uc;  // the uniform matrix's rows
+  T w = T(0.7);
+  bool dir_lo = true, dir_hi = false;
+
+  Problem(const testing::Layout& l, int ax, Source s, std::mt19937& rng) : lay(l), axis(ax), source(s) {
+    std::uniform_real_distribution<double> u(-1, 1), pos(0.5, 1.5);
+    const index_t size = lay.size(), n = lay.n[axis];
+    src.assign(size, T(0));
+    kappa.assign(size, T(0));
+    a.assign(size, T(0));
+    b.assign(size, T(1));
+    c.assign(size, T(0));
+    for (index_t o = 0; o < size; ++o) {
+      src[o] = T(u(rng));
+      kappa[o] = source == Source::harmonic && u(rng) > 0.8 ? T(0) : T(pos(rng));  // some decoupled nodes
+      a[o] = T(u(rng));
+      c[o] = T(u(rng));
+      b[o] = T(3 + u(rng));
+    }
+    ua.resize(n); ub.resize(n); uc.resize(n);
+    for (index_t r = 0; r < n; ++r) {
+      ua[r] = r > 0 ? T(u(rng)) : T(0);
+      uc[r] = r + 1 < n ? T(u(rng)) : T(0);
+      ub[r] = T(3 + u(rng));
+    }
+    uniform = tridiag::UniformMatrix<T>(ua, ub, uc);
+  }
+  index_t stride() const { return lay.stride[axis]; }
+  template <FaceMean Mean>
+  DiffusionRows<T, Mean> rows(const T* k) const {
+    return {k, stride(), lay.n[axis], w, dir_lo, dir_hi};
+  }
+  // Row r of the line through `o` (host), from the same source as the device.
+  void row(index_t o, index_t r, T& A, T& B, T& C) const {
+    switch (source) {
+      case Source::factored: A = ua[r]; B = ub[r]; C = uc[r]; return;
+      case Source::arrays: A = a[o]; B = b[o]; C = c[o]; return;
+      case Source::arithmetic: {
+        const auto g = rows<FaceMean::arithmetic>(kappa.data());
+        g.row(r, r > 0 ? g.stage(o - stride(), r - 1) : T(0), g.stage(o, r), A, B, C);
+        return;
+      }
+      case Source::harmonic: {
+        const auto g = rows<FaceMean::harmonic>(kappa.data());
+        g.row(r, r > 0 ? g.stage(o - stride(), r - 1) : T(0), g.stage(o, r), A, B, C);
+        return;
+      }
+    }
+  }
+  std::vector<T> expected(T sentinel) const {
+    std::vector<T> out(lay.size(), sentinel);
+    const index_t n = lay.n[axis];
+    const auto bases = lay.line_bases(axis);
+    std::vector<T> A(n), B(n), C(n), D(n), X(n);
+    const RhsLoad<T> load{src.data()};
+    for (std::size_t q = 0; q < bases.size(); ++q) {
+      for (index_t r = 0; r < n; ++r) {
+        const index_t o = bases[q] + r * stride();
+        row(o, r, A[r], B[r], C[r]);
+        D[r] = load(o, index_t(q), int(r));
+      }
+      tridiag::thomas_reference<T>(n, A.data(), B.data(), C.data(), D.data(), X.data());
+      for (index_t r = 0; r < n; ++r) {
+        const index_t o = bases[q] + r * stride();
+        out[o] = T(3) * X[r] + src[o];
+      }
+    }
+    return out;
+  }
+};
+
+template <class T>
+cuda::DeviceArray<T> upload(const std::vector<T>& v) {
+  cuda::DeviceArray<T> d;
+  d.upload(v.data(), index_t(v.size()));
+  return d;
+}
+
+template <class T>
+double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg) {
+  const T sentinel = T(-12345);
+  auto src = upload(P.src), kappa = upload(P.kappa), a = upload(P.a), b = upload(P.b), c = upload(P.c);
+  auto out = upload(std::vector<T>(P.lay.size(), sentinel));
+  const auto L = P.lay.lines(P.axis);
+  const RhsLoad<T> load{src.p};
+  const FusedStore<T> store{src.p, out.p};
+  tridiag::UniformMatrixDevice<T> M(P.uniform);
+  switch (P.source) {
+    case Source::factored: tridiag::gpu::solve_lines<T>(L, tridiag::gpu::factored_rows(M), load, store, alg); break;
+    case Source::arrays: tridiag::gpu::solve_lines<T>(L, tridiag::gpu::ArrayRows<T>{a.p, b.p, c.p}, load, store, alg); break;
+    case Source::arithmetic: tridiag::gpu::solve_lines<T>(L, P.template rows<FaceMean::arithmetic>(kappa.p), load, store, alg); break;
+    case Source::harmonic: tridiag::gpu::solve_lines<T>(L, P.template rows<FaceMean::harmonic>(kappa.p), load, store, alg); break;
+  }
+  TRIDSIM_CUDA(cudaDeviceSynchronize());
+  std::vector<T> got(P.lay.size());
+  TRIDSIM_CUDA(cudaMemcpy(got.data(), out.p, sizeof(T) * got.size(), cudaMemcpyDeviceToHost));
+  const auto want = P.expected(sentinel);
+  double err = 0, scale = 1;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (P.lay.is_padding(index_t(i))) {
+      if (got[i] != sentinel) return INFINITY;  // padding written
+      continue;
+    }
+    err = std::max(err, std::abs(double(got[i]) - double(want[i])));
+    scale = std::max(scale, std::abs(double(want[i])));
+  }
+  return err / scale;
+}
+
+template <class T>
+void check_family(GpuAlgorithm alg, index_t max_len) {
+  std::mt19937 rng(7);
+  const double tol = sizeof(T) == 8 ? 1e-11 : 2e-4;
+  const std::vector<std::array<index_t, 3>> sizes = {{1, 3, 2},  {2, 5, 3},   {3, 4, 2},    {37, 11, 7},
+                                                     {67, 5, 9}, {257, 3, 33}, {300, 40, 2}, {513, 2, 2}};
+  for (const auto& n : sizes)
+    for (int axis = 0; axis < 3; ++axis)
+      for (bool padded : {false, true})
+        for (Source s : {Source::factored, Source::arrays, Source::arithmetic, Source::harmonic}) {
+          if (n[axis] > max_len) continue;
+          const auto lay = padded ? testing::Layout::padded(n) : testing::Layout::dense(n);
+          const Problem<T> P(lay, axis, s, rng);
+          const double err = solve_and_compare(P, alg);
+          INFO(tridiag::gpu_algorithm_name(alg), " ", source_name(s), " ", lay.describe(axis));
+          CHECK(err <= tol);
+        }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("thomas matches reference", T, float, double) { check_family<T>(GpuAlgorithm::thomas, 1 << 20); }
+TEST_CASE_TEMPLATE("thomas-naive matches reference", T, float, double) {
+  check_family<T>(GpuAlgorithm::thomas_naive, 1 << 20);
+}
+TEST_CASE_TEMPLATE("thomas-pcr matches reference", T, float, double) {
+  check_family<T>(GpuAlgorithm::thomas_pcr, tridiag::detail::kThomasPcrMax);
+}
+TEST_CASE_TEMPLATE("pcr matches reference", T, float, double) {
+  check_family<T>(GpuAlgorithm::pcr, tridiag::detail::kPcrMax);
+}
+TEST_CASE_TEMPLATE("auto matches reference", T, float, double) { check_family<T>(GpuAlgorithm::automatic, 512); }
+
+TEST_CASE("functor callers are refused the in-place-only families with a reason") {
+  const auto L = testing::Layout::dense({8, 4, 2}).lines(0);
+  CHECK(!tridiag::gpu_unsupported_reason(GpuAlgorithm::cusparse, L, false).empty());
+  CHECK(!tridiag::gpu_unsupported_reason(GpuAlgorithm::thomas_shuffle, L, false).empty());
+  CHECK(tridiag::gpu_unsupported_reason(GpuAlgorithm::thomas_pcr, L, false).empty());
+  const auto long_lines = testing::Layout::dense({600, 2, 2}).lines(0);
+  CHECK(tridiag::gpu_unsupported_reason(GpuAlgorithm::thomas_pcr, long_lines, false).find("512") != std::string::npos);
+}
+
+int main(int argc, char** argv) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("test_gpu_line_contract: SKIPPED: no CUDA device\n");
+    return 0;
+  }
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}
