@@ -47,10 +47,10 @@ class HeatModule final : public Module {
   Run run_at(index_t offset, index_t w) const;
   bool on_dirichlet_line(const Run& r, int skip_axis) const;
   void add_operator(int axis, const T* src, const Run& r, T scale, T* out) const;
-  void add_flux(int axis, const Run& r, T scale, T* out) const;
+  void add_flux(int axis, const Run& r, T scale, const std::vector<AlignedVector<T>>& data, T* out) const;
   void add_source(const Run& r, T scale, T* out) const;
-  void apply_face_operator(std::size_t face, int along, double dt, T* v) const;
-  void set_face_rows(int axis, T* field) const;
+  void apply_face_operator(std::size_t face, int along, double dt, const std::vector<std::vector<T>>& dflux, T* v) const;
+  void set_face_rows(int axis, double dt, T* field) const;
   void step_gpu(double t, double dt);
 
   Grid g_;
@@ -62,8 +62,12 @@ class HeatModule final : public Module {
   Expression source_;
   std::optional<Expression> exact_;
   AlignedVector<T> u_, work_, kappa_, f_;
-  // Per face. flux_: Neumann data (at t + dt/2) of the explicit part; face_data_: the
-  // Dirichlet values the face's own implicit stage must produce.
+  // Per face, for the step from t to t + dt (g: the face's data; see prepare_step).
+  //   flux_ (Neumann faces): g of the explicit part: g(t + dt/2) on x faces, g(t) on y, z faces.
+  //   face_data_ (Neumann faces of y, z): Douglas: g(t+dt) - g(t), whose flux increment
+  //     dt kappa/h (g(t+dt) - g(t)) the face's own implicit stage adds to its right-hand side;
+  //     Peaceman-Rachford (y faces): g(t+dt), the flux of stage 2.
+  //   face_data_ (Dirichlet faces): the value the face's own implicit stage must produce.
   std::vector<AlignedVector<T>> flux_, face_data_;
   double matrix_dt_ = -1;
   bool matrices_changed_ = false;
