@@ -7,6 +7,7 @@
 #include "core/device.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "physics/heat/heat_gpu.hpp"
+#include "core/expression_translate.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {
@@ -112,6 +113,10 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     gpu_ = std::make_unique<HeatGpu<T>>(c);
     gpu_->upload_u(u_.data());
     if (has_source_) gpu_->upload_source(f_.data());
+    if (source_moves_) {  // evaluated on the device every step
+      translate_expression_from_deck(s, "source", constants);  // a deck error if it does not translate
+      gpu_->use_source_expression(source_);
+    }
     gpu_->upload_faces(flux_, face_data_);
 #else
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
@@ -281,7 +286,7 @@ void HeatModule<T>::prepare_step(double t, double dt) {
       uniform_[a] = tridiag::uniform_diffusion_matrix<T>(g_.n[a], T(0.5 * dt * kappa0_ / (g_.h(a) * g_.h(a))),
                                                           bc_.kind(a, 0), bc_.kind(a, 1));
   matrix_dt_ = dt;
-  if (source_moves_) source_.fill(g_, t + 0.5 * dt, f_.data());
+  if (source_moves_ && !gpu_) source_.fill(g_, t + 0.5 * dt, f_.data());
   const auto& faces = bc_.faces();
   const bool pr = scheme_ == Scheme::peaceman_rachford;
   std::vector<T> g0, g1;
@@ -387,7 +392,7 @@ void HeatModule<T>::step_gpu(double t, double dt) {
 #if TRIDSIM_HAVE_CUDA
   if (matrices_changed_)
     for (int a = 0; a < g_.dim; ++a) gpu_->upload_matrix(a, uniform_[a]);
-  if (source_moves_) gpu_->upload_source(f_.data());
+  if (source_moves_) gpu_->evaluate_source(t + 0.5 * dt);
   bool faces_move = false;
   for (const auto& f : bc_.faces()) faces_move |= f.value.uses_time();
   if (faces_move) gpu_->upload_faces(flux_, face_data_);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/cuda_support.cuh"
+#include "core/device_expression.hpp"
 #include "core/diffusion.hpp"
 #include "core/errors.hpp"
 #include "solvers/tridiagonal/cuda/line_solve.cuh"
@@ -72,15 +73,18 @@ struct View {
     return val * ih2[axis];
   }
   // 2 kappa g / h at a Neumann-face node of `axis`.
-  __device__ T flux_term(int axis, index_t o, index_t i, index_t j, index_t k) const {
+  // 2 kappa g / h at a Neumann-face node of `axis`, g from data[side] (flux, or stage for the
+  // y data of Peaceman-Rachford's second stage).
+  __device__ T flux_term(int axis, index_t o, index_t i, index_t j, index_t k, const T* const* data) const {
     const index_t pos = axis == 0 ? i : axis == 1 ? j : k;
     const int side = pos == 0 ? 0 : pos == n[axis] - 1 ? 1 : -1;
     if (side < 0 || dir[axis][side]) return T(0);
-    return T(2) * kap(o) * flux[axis][side][face_index(axis, i, j, k)] * ih[axis];
+    return T(2) * kap(o) * data[side][face_index(axis, i, j, k)] * ih[axis];
   }
-  __device__ T all_fluxes(index_t o, index_t i, index_t j, index_t k) const {
+  // f + the flux terms of every axis; y_data: where the y fluxes come from.
+  __device__ T all_fluxes(index_t o, index_t i, index_t j, index_t k, const T* const* y_data = nullptr) const {
     T sum = f ? f[o] : T(0);
-    for (int a = 0; a < dim; ++a) sum += flux_term(a, o, i, j, k);
+    for (int a = 0; a < dim; ++a) sum += flux_term(a, o, i, j, k, a == 1 && y_data ? y_data : flux[a]);
     return sum;
   }
 };
@@ -142,7 +146,7 @@ struct PrStage2 {  // v + dt/2 (A_x v + b); y-face rows take u^{n+1}
   __device__ T operator()(const View<T>& v, index_t o, index_t i, index_t j, index_t k) const {
     for (int side = 0; side < 2; ++side)
       if (v.dir[1][side] && j == (side ? v.n[1] - 1 : 0)) return v.stage[1][side][i];
-    return w[o] + half * (v.op(0, w, o, i) + v.all_fluxes(o, i, j, k));
+    return w[o] + half * (v.op(0, w, o, i) + v.all_fluxes(o, i, j, k, v.stage[1]));  // g_y(t + dt)
   }
 };
 template <class T>
@@ -192,6 +196,22 @@ __global__ void scatter_face(View<T> v, int axis, int side, const T* values, T* 
   field[ijk[0] + v.sy * ijk[1] + v.sz * ijk[2]] = values[e];
 }
 
+// Stage rows on a Neumann face of `axis` (Douglas, y and z): field += dt kappa / h * dg, with dg
+// the face's flux change over the step (the CPU's set_face_rows).
+template <class T>
+__global__ void add_face_flux(View<T> v, int axis, int side, T dt, const T* dg, T* field) {
+  const int p = axis == 0 ? 1 : 0, q = axis == 2 ? 1 : 2;
+  const index_t np = v.n[p], count = np * v.n[q];
+  const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  index_t ijk[3];
+  ijk[axis] = side ? v.n[axis] - 1 : 0;
+  ijk[p] = e % np;
+  ijk[q] = e / np;
+  const index_t o = ijk[0] + v.sy * ijk[1] + v.sz * ijk[2];
+  field[o] += dt * v.ih[axis] * v.kap(o) * dg[e];
+}
+
 }  // namespace
 
 // ---- host side -----------------------------------------------------------------------------
@@ -205,6 +225,7 @@ struct HeatGpu<T>::Impl {
   std::array<tridiag::UniformMatrixDevice<T>, 3> matrix;
   std::array<tridiag::GpuAlgorithm, 3> solver{};
   T w[3] = {};  // dt/2 / h^2 of the current step
+  std::unique_ptr<DeviceExpression<T>> source;  // a time-dependent source, evaluated on the device
 
   // One implicit stage along `axis`: rows of I - w A, right-hand side from `load`, result to `store`.
   template <class Load, class Store>
@@ -222,11 +243,14 @@ struct HeatGpu<T>::Impl {
   LoadAt<T, F> load_at(int axis, F f) const { return {view, axis, f}; }
   template <class F>
   StoreAt<T, F> store_at(int axis, F f) const { return {view, axis, f}; }
-  void set_faces(int axis, T* field) {  // Dirichlet stage values of `axis` into field
+  // Before the stage of `axis` (Douglas): Dirichlet rows take their stage values, Neumann rows
+  // their flux increment (zero when the face's data do not move).
+  void set_faces(int axis, T dt, T* field) {
     for (int side = 0; side < 2; ++side) {
-      if (!view.dir[axis][side]) continue;
-      const index_t count = stage[2 * axis + side].n;
-      scatter_face<T><<<unsigned((count + 255) / 256), 256>>>(view, axis, side, stage[2 * axis + side].p, field);
+      const T* data = stage[2 * axis + side].p;
+      const unsigned blocks = unsigned((stage[2 * axis + side].n + 255) / 256);
+      if (view.dir[axis][side]) scatter_face<T><<<blocks, 256>>>(view, axis, side, data, field);
+      else add_face_flux<T><<<blocks, 256>>>(view, axis, side, dt, data, field);
       TRIDSIM_CUDA_LAUNCH();
     }
   }
@@ -281,6 +305,16 @@ void HeatGpu<T>::upload_source(const T* f) {
 }
 
 template <class T>
+void HeatGpu<T>::use_source_expression(const Expression& source) {
+  impl_->source = std::make_unique<DeviceExpression<T>>(source);
+}
+
+template <class T>
+void HeatGpu<T>::evaluate_source(double t) {
+  impl_->source->fill(impl_->grid, t, impl_->f.p);
+}
+
+template <class T>
 void HeatGpu<T>::upload_faces(const std::vector<AlignedVector<T>>& flux, const std::vector<AlignedVector<T>>& stage) {
   auto& I = *impl_;
   for (std::size_t fi = 0; fi < flux.size(); ++fi) {
@@ -323,7 +357,7 @@ void HeatGpu<T>::step_douglas(double dt) {
   } else {
     I.sweep(0, rhs, tridiag::gpu::ArrayStore<T>{I.du.p});
     for (int a = 1; a < d; ++a) {
-      I.set_faces(a, I.du.p);
+      I.set_faces(a, T(dt), I.du.p);
       if (a < last) I.sweep(a, load_du, tridiag::gpu::ArrayStore<T>{I.du.p});
       else I.sweep(a, load_du, I.store_at(a, AddToU<T>{I.u.p, last}));
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/aligned.hpp"
+#include "core/expression.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
@@ -33,6 +34,9 @@ class HeatGpu {
   void upload_u(const T* u);
   void download_u(T* u) const;
   void upload_source(const T* f);
+  // A time-dependent source evaluated on the device (compiled with NVRTC) instead of uploaded.
+  void use_source_expression(const Expression& source);
+  void evaluate_source(double t);
   // Per face (2*axis + side): Neumann fluxes of the explicit part, Dirichlet stage values.
   void upload_faces(const std::vector<AlignedVector<T>>& flux, const std::vector<AlignedVector<T>>& stage);
   // The factored constant-coefficient line matrix of an axis.
