@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "core/backend.hpp"
 #include "core/device.hpp"
 #include "app/simulation.hpp"
 #include "core/module.hpp"
@@ -24,9 +25,20 @@ void print_info() {
   fmt::print("build options: CUDA {}, VTK {}, OpenMP {}\n", TRIDSIM_HAVE_CUDA ? "on" : "off",
              TRIDSIM_HAVE_VTK ? "on" : "off", _OPENMP);
   fmt::print("NIfTI tissue maps (glioma): {}\n", TRIDSIM_HAVE_NIFTI ? "on" : "off");
-  fmt::print("backends:\n  cpu: {} OpenMP threads\n", omp_get_max_threads());
-  fmt::print("  cuda: {}\n", cuda_device_summary());
-  fmt::print("output formats: hdf5+xdmf, csv{}\n", vtk_available() ? ", vtk (.vti/.pvd)" : "");
+  fmt::print("backends:\n");
+  for (const auto& b : kBackendNames) {
+    const std::string here = b.value == Backend::cpu    ? fmt::format("{} OpenMP threads", omp_get_max_threads())
+                             : b.value == Backend::cuda ? cuda_device_summary()
+                                                        : std::string("here: ") + to_string(resolve_backend(b.value));
+    fmt::print("  {}: {}; {}\n", b.name, b.description, here);
+  }
+  fmt::print("output formats:\n");
+  for (const auto* w : registered_writers()) {
+    std::string also;
+    for (const auto& a : w->aliases) also += (also.empty() ? " (also: " : ", ") + a;
+    fmt::print("  {:10} {}{}{}\n", w->name, w->description, also.empty() ? "" : also + ")",
+               w->unavailable.empty() ? "" : " [not in this build]");
+  }
   fmt::print("modules:\n");
   for (const auto* m : registered_modules()) fmt::print("  {:10} {}\n", m->name, m->description);
 }
@@ -48,8 +60,8 @@ int main(int argc, char** argv) {
   auto add_deck_options = [&](CLI::App* cmd) {
     cmd->add_option("deck", opt.deck, "input deck (YAML)")->required()->check(CLI::ExistingFile);
     cmd->add_option("--set", opt.sets, "override a deck key: --set heat.scheme=douglas --set grid.n=[64,64]");
-    cmd->add_option("--backend", opt.backend, "cpu, cuda or auto (overrides the deck)");
-    cmd->add_option("--precision", opt.precision, "float or double (overrides the deck)");
+    cmd->add_option("--backend", opt.backend, list_names(names_of(kBackendNames)) + " (overrides the deck)");
+    cmd->add_option("--precision", opt.precision, list_names(names_of(kPrecisionNames)) + " (overrides the deck)");
     cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = all; overrides the deck)");
   };
   auto* run = app.add_subcommand("run", "run a simulation");

@@ -3,16 +3,16 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "app/progress.hpp"
+#include "core/backend.hpp"
 #include "core/deck.hpp"
-#include "core/device.hpp"
 #include "core/fp_env.hpp"
 #include "core/module.hpp"
-#include "outputs/csv_writer.hpp"
 #include "outputs/files.hpp"
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
@@ -67,27 +67,24 @@ TimeSettings read_time(const DeckNode& t) {
   return s;
 }
 
-// cpu, cuda (fields on the GPU for the whole run) or auto (the GPU when one is present).
-std::string pick_backend(const DeckNode& root, const RunOptions& opt) {
-  const std::string b = opt.backend.value_or(root.get_or<std::string>("backend", "cpu"));
-  auto fail = [&](const std::string& what) {
-    if (!opt.backend) root.fail("backend", what);
-    throw Error("--backend " + b + ": " + what);
-  };
-  if (b == "cpu") return b;
-  if (b == "auto") return cuda_device_count() > 0 ? "cuda" : "cpu";
-  if (b != "cuda") fail("expected cpu, cuda or auto");
-  if (!TRIDSIM_HAVE_CUDA) fail("this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON); use cpu or auto");
-  if (cuda_device_count() == 0) fail("no CUDA device is present; use cpu or auto");
-  return b;
+// A choice given on the command line (--backend, --precision) or else by the deck key.
+template <class Table>
+name_value_t<Table> pick(const DeckNode& root, const std::optional<std::string>& option, const std::string& key,
+                         const Table& table, name_value_t<Table> fallback) {
+  const bool in_deck = root.has(key);  // (the key is known even where the option overrides it)
+  if (!option) return in_deck ? root.get_enum(key, table) : fallback;
+  if (auto v = parse_name(table, *option)) return *v;
+  throw Error("--" + key + ": " + unknown_name_message(*option, names_of(table)));
 }
 
-Precision pick_precision(const DeckNode& root, const RunOptions& opt) {
-  const std::string p = opt.precision.value_or(root.get_or<std::string>("precision", "double"));
-  if (p == "double") return Precision::float64;
-  if (p == "float") return Precision::float32;
-  if (!opt.precision) root.fail("precision", "expected float or double, got '" + p + "'");
-  throw Error("--precision: expected float or double, got '" + p + "'");
+// cpu, cuda (fields on the GPU for the whole run) or auto (the GPU when one is present).
+Backend pick_backend(const DeckNode& root, const RunOptions& opt) {
+  const Backend b = resolve_backend(pick(root, opt.backend, "backend", kBackendNames, Backend::cpu));
+  if (const std::string why = b == Backend::cuda ? cuda_unavailable_reason() : ""; !why.empty()) {
+    if (!opt.backend) root.fail("backend", why + "; use cpu or auto");
+    throw Error("--backend " + *opt.backend + ": " + why + "; use cpu or auto");
+  }
+  return b;
 }
 
 void check_finite(const std::vector<Diagnostic>& diags, long step, double t) {
@@ -113,16 +110,12 @@ void run_simulation(const RunOptions& opt) {
   const std::string module_name = root.get<std::string>("module");
   const ModuleInfo* info = find_module(module_name);
   if (!info) {
-    std::set<std::string> names;
-    for (const auto* m : registered_modules()) names.insert(m->name);
-    const auto guess = closest_match(module_name, names);
-    std::string valid;
-    for (const auto& n : names) valid += " " + n;
-    root.fail("module", "unknown module '" + module_name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
-                            " (registered:" + valid + ")");
+    std::vector<std::string> names;
+    for (const auto* m : registered_modules()) names.push_back(m->name);
+    root.fail("module", "unknown module: " + unknown_name_message(module_name, names));
   }
   SetupContext ctx;
-  ctx.precision = pick_precision(root, opt);
+  ctx.precision = pick(root, opt.precision, "precision", kPrecisionNames, Precision::float64);
   ctx.backend = pick_backend(root, opt);
   const int threads = opt.threads.value_or(root.get_or<int>("threads", 0));
   if (threads < 0) throw Error(fmt::format("threads must be 0 (all cores) or positive, got {}", threads));
@@ -147,18 +140,16 @@ void run_simulation(const RunOptions& opt) {
   std::vector<std::string> formats = out_get("formats", std::vector<std::string>{"hdf5", "vtk", "csv"});
   if (every < 1) out_node->fail("every", "must be a positive number of steps");
   if (diag_every < 1) out_node->fail("diagnostics_every", "must be a positive number of steps");
-  bool want_hdf5 = false, want_vtk = false, want_csv = false;
+  std::vector<const WriterInfo*> writers_wanted;  // each once, in the order given
   for (const auto& f : formats) {
-    if (f == "hdf5" || f == "xdmf") want_hdf5 = true;
-    else if (f == "vtk") want_vtk = true;
-    else if (f == "csv") want_csv = true;
-    else out_node->fail("formats", "unknown format '" + f + "'; valid: hdf5, vtk, csv");
-  }
-  if (want_vtk && !vtk_available()) {  // decks stay portable between builds: skip, and say so
-    if (out_node && out_node->has("formats"))
-      spdlog::warn("{}: this build has no VTK support, so no .vti/.pvd files (rebuild with -DTRIDSIM_VTK=ON)",
-                   out_node->where("formats"));
-    want_vtk = false;
+    const WriterInfo* w = find_writer(f);
+    if (!w) out_node->fail("formats", unknown_name_message(f, writer_names()));
+    if (std::find(writers_wanted.begin(), writers_wanted.end(), w) != writers_wanted.end()) continue;
+    if (!w->unavailable.empty()) {  // decks stay portable between builds: skip, and say so
+      if (out_node && out_node->has("formats")) spdlog::warn("{}: {}", out_node->where("formats"), w->unavailable);
+      continue;
+    }
+    writers_wanted.push_back(w);
   }
 
   // 2. Set the module up; then every key of the deck must have been used.
@@ -178,35 +169,25 @@ void run_simulation(const RunOptions& opt) {
   const long steps = bench && opt.bench_steps > 0 ? opt.bench_steps : time.steps;
 
   // 3. Writers (nothing reaches its final name before they close).
-  std::unique_ptr<Writer> h5, vtk;
-  std::unique_ptr<CsvWriter> csv;
-  std::vector<std::string> csv_columns;
+  std::vector<std::unique_ptr<Writer>> writers;
   if (!bench) {
     std::filesystem::create_directories(out_dir);
-    if (want_hdf5) h5 = make_hdf5_xdmf_writer(out_dir, name, grid);
-    if (want_vtk) vtk = make_vtk_writer(out_dir, name, grid);
+    for (const auto* w : writers_wanted) writers.push_back(w->create(WriterSetup{out_dir, name, grid}));
   }
   double output_s = 0;
   auto write_fields = [&](long step, double t) {
     const auto t0 = clock_type::now();
     auto fields = module->fields();
-    if (h5) h5->write(int(step), t, fields);
-    if (vtk) vtk->write(int(step), t, fields);
+    for (auto& w : writers) w->write(int(step), t, fields);
     output_s += since(t0);
   };
   auto diagnostics_row = [&](long step, double t, double step_wall) {
     auto diags = module->diagnostics(t);
     check_finite(diags, step, t);
-    if (bench || !want_csv) return;
+    if (writers.empty()) return;
     const auto t0 = clock_type::now();
-    if (!csv) {
-      csv_columns = {"step", "time", "step_wall_s"};
-      for (const auto& d : diags) csv_columns.push_back(d.name);
-      csv = std::make_unique<CsvWriter>(out_dir / (name + "_diagnostics.csv"), csv_columns);
-    }
-    std::vector<double> row{double(step), t, step_wall};
-    for (const auto& d : diags) row.push_back(d.value);
-    csv->row(row);
+    diags.insert(diags.begin(), Diagnostic{"step_wall_s", step_wall});
+    for (auto& w : writers) w->write_diagnostics(step, t, diags);
     output_s += since(t0);
   };
 
@@ -233,16 +214,14 @@ void run_simulation(const RunOptions& opt) {
 
   // 5. Close the writers (atomic renames) and write the summary.
   const auto t_close = clock_type::now();
-  if (h5) h5->close();
-  if (vtk) vtk->close();
-  if (csv) csv->close();
+  for (auto& w : writers) w->close();
   output_s += since(t_close);
   const double points_per_s = step_s > 0 ? double(grid.size()) * double(steps) / step_s : 0.0;
   nlohmann::json summary = {
       {"deck", opt.deck.string()},
       {"name", name},
       {"module", module_name},
-      {"backend", ctx.backend},
+      {"backend", to_string(ctx.backend)},
       {"precision", std::string(to_string(ctx.precision))},
       {"threads", omp_get_max_threads()},
       {"version", TRIDSIM_VERSION},

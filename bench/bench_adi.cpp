@@ -26,7 +26,7 @@ void douglas_step(benchmark::State& state, const char* backend, const char* solv
   tridsim::HeatModule<T> heat;
   tridsim::SetupContext ctx;
   ctx.precision = tridsim::precision_of<T>();
-  ctx.backend = backend;
+  ctx.backend = tridsim::backend_from_name(backend);
   heat.setup(g, deck.root().child("heat"), ctx, 0.0);
   const double h = 1.0 / double(n - 1), dt = h * h;
   double t = 0;

@@ -47,7 +47,7 @@ std::unique_ptr<GliomaModule<T>> phantom(long n, const std::string& backend, con
   auto m = std::make_unique<GliomaModule<T>>();
   SetupContext ctx;
   ctx.precision = precision_of<T>();
-  ctx.backend = backend;
+  ctx.backend = backend_from_name(backend);
   ctx.constants = constants;
   m->setup(g, root.child("glioma"), ctx, 0.0);
   return m;

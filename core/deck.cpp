@@ -123,6 +123,25 @@ DeckNode DeckNode::child(const std::string& key) const {
   return DeckNode(state_, n, key_path(key));
 }
 
+std::filesystem::path DeckNode::get_file(const std::string& key) const {
+  namespace fs = std::filesystem;
+  const fs::path name = get<std::string>(key);
+  if (name.empty()) fail(key, "expected a file name, got ''");
+  std::vector<fs::path> tried;
+  if (name.is_absolute()) tried.push_back(name);
+  else {
+    if (const auto dir = fs::path(state_->file).parent_path(); !dir.empty()) tried.push_back(dir / name);
+    tried.push_back(name);
+  }
+  std::string list;
+  for (const auto& p : tried) {
+    std::error_code ec;
+    if (fs::exists(p, ec)) return p;
+    list += (list.empty() ? "" : ", ") + fs::absolute(p, ec).lexically_normal().string();
+  }
+  fail(key, "file '" + name.string() + "' not found (tried " + list + ")");
+}
+
 std::optional<DeckNode> DeckNode::maybe_child(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   return child(key);
@@ -207,27 +226,6 @@ void Deck::check_unknown_keys() const {
       throw DeckError(mark_of(*state_, kv.first, full), full, "unknown key" + hint);
     }
   }
-}
-
-std::string closest_match(const std::string& word, const std::set<std::string>& candidates) {
-  auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
-  };
-  std::string best;
-  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    const auto d = distance(word, c);
-    if (d < best_d) { best_d = d; best = c; }
-  }
-  return best;
 }
 
 }  // namespace tridsim

@@ -1,7 +1,8 @@
 #pragma once
 // The input deck: YAML turned into typed values, with file:line in every error.
-// A module asks for the keys it knows (get, get_or, child, has); whatever the deck holds that
-// nobody asked for is an unknown key, reported by check_unknown_keys() with a suggestion.
+// A module asks for the keys it knows (get, get_or, get_enum, get_file, child, has); whatever
+// the deck holds that nobody asked for is an unknown key, reported by check_unknown_keys()
+// with a suggestion.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/errors.hpp"
+#include "core/names.hpp"
 
 namespace tridsim {
 
@@ -33,6 +35,21 @@ class DeckNode {
   T get_or(const std::string& key, const T& fallback) const {
     return has(key) ? get<T>(key) : fallback;
   }
+  // A choice named by a string, read through the choice's name table (core/names.hpp):
+  // case-insensitive; an unknown name throws DeckError listing the valid ones.
+  template <class Table>
+  name_value_t<Table> get_enum(const std::string& key, const Table& table) const {
+    const auto word = get<std::string>(key);
+    if (auto value = parse_name(table, word)) return *value;
+    fail(key, unknown_name_message(word, names_of(table)));
+  }
+  template <class Table>
+  name_value_t<Table> get_enum(const std::string& key, const Table& table, const name_value_t<Table>& fallback) const {
+    return has(key) ? get_enum(key, table) : fallback;
+  }
+  // An existing input file named by a string key. A relative name is looked up beside the deck
+  // file first, then in the current directory; if neither holds it, DeckError lists the paths tried.
+  std::filesystem::path get_file(const std::string& key) const;
   // A required or optional sub-map.
   DeckNode child(const std::string& key) const;
   std::optional<DeckNode> maybe_child(const std::string& key) const;
@@ -70,8 +87,5 @@ class Deck {
  private:
   std::shared_ptr<detail::DeckState> state_;
 };
-
-// Closest candidate by edit distance, or "" if none is close.
-std::string closest_match(const std::string& word, const std::set<std::string>& candidates);
 
 }  // namespace tridsim

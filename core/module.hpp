@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/deck.hpp"
 #include "core/expression.hpp"
 #include "core/grid.hpp"
@@ -19,7 +20,7 @@ namespace tridsim {
 // What the driver hands a module at setup.
 struct SetupContext {
   Precision precision = Precision::float64;
-  std::string backend = "cpu";
+  Backend backend = Backend::cpu;  // cpu or cuda (auto is resolved by the driver)
   Constants constants;  // the deck's named constants, for expressions
 };
 
@@ -28,12 +29,6 @@ struct ErrorNorms {
   std::string field;
   double l2 = 0;    // sqrt(mean of squared errors over all nodes)
   double max = 0;   // max abs error
-};
-
-// One named scalar per diagnostics row (the CSV columns).
-struct Diagnostic {
-  std::string name;
-  double value = 0;
 };
 
 class Module {

@@ -2,9 +2,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <optional>
 
 #include "core/errors.hpp"
 #include "outputs/files.hpp"
+#include "outputs/writer.hpp"
 #include "outputs/writer_support.hpp"
 
 namespace tridsim {
@@ -79,6 +82,41 @@ void CsvWriter::close() {
   if (!ok) throw Error("CSV output '" + path_.string() + "': cannot write: " + std::strerror(flushed ? errno : err));
   rename_file(tmp_, path_);
   closed_ = true;
+}
+
+// ---- the "csv" format: the diagnostics time series -------------------------------------------
+
+namespace {
+
+// Starts the file at the first row, whose names give the columns.
+class DiagnosticsCsvWriter final : public Writer {
+ public:
+  explicit DiagnosticsCsvWriter(std::filesystem::path path) : path_(std::move(path)) {}
+  void write(int, double, std::span<const FieldRef>) override {}
+  void write_diagnostics(long step, double time, std::span<const Diagnostic> row) override {
+    if (!csv_) {
+      std::vector<std::string> columns{"step", "time"};
+      for (const auto& d : row) columns.push_back(d.name);
+      csv_.emplace(path_, columns);
+    }
+    values_.assign({double(step), time});
+    for (const auto& d : row) values_.push_back(d.value);
+    csv_->row(values_);
+  }
+  void close() override {
+    if (csv_) csv_->close();
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::optional<CsvWriter> csv_;
+  std::vector<double> values_;
+};
+
+}  // namespace
+
+std::unique_ptr<Writer> make_diagnostics_csv_writer(const std::filesystem::path& dir, const std::string& name) {
+  return std::make_unique<DiagnosticsCsvWriter>(dir / (name + "_diagnostics.csv"));
 }
 
 }  // namespace tridsim

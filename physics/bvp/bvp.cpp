@@ -17,6 +17,12 @@
 
 namespace tridsim {
 
+namespace {
+// The `carries` key: is the carry scan on the host?
+constexpr NameEntry<bool> kHostCarriesNames[] = {{"device", false, "a scan on the GPU"},
+                                                 {"host", true, "the paper's hybrid"}};
+}  // namespace
+
 template <class T>
 BvpModule<T>::BvpModule() = default;
 template <class T>
@@ -29,12 +35,8 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   if (grid.dim != 1) s.fail("", "the bvp module solves a two-point problem: grid.n must have one entry, e.g. [1048577]");
 
   // 1. Algorithm and arithmetic (u is stored in the deck's precision; the arithmetic must fit it).
-  const auto algo = rec::parse_algorithm(s.get_or<std::string>("algorithm", "auto"));
-  if (!algo) s.fail("algorithm", "expected auto, sequential or divide-and-conquer");
-  algorithm_ = *algo;
-  const auto arith = rec::parse_arithmetic(s.get_or<std::string>("arithmetic", "auto"));
-  if (!arith) s.fail("arithmetic", "expected auto, double, float, mixed or compensated");
-  arithmetic_ = *arith;
+  algorithm_ = s.get_enum("algorithm", rec::kAlgorithmNames, rec::Algorithm::automatic);
+  arithmetic_ = s.get_enum("arithmetic", rec::kArithmeticNames, rec::Arithmetic::automatic);
   constexpr bool is_double = std::is_same_v<T, double>;
   if (arithmetic_ == rec::Arithmetic::automatic)
     arithmetic_ = is_double ? rec::Arithmetic::float64 : rec::Arithmetic::compensated;
@@ -53,10 +55,8 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   s.require(column_length_ >= 0, "column_length", column_length_, "0 (the default) or a positive number of elements");
 
   // 2. Backend: cuda runs the divide-and-conquer steps on the device, carries there or on the host.
-  gpu_ = ctx.backend == "cuda";
-  const std::string carries = s.get_or<std::string>("carries", "device");
-  if (carries != "device" && carries != "host") s.fail("carries", "expected device (a scan on the GPU) or host (the paper's hybrid)");
-  gpu_host_carries_ = carries == "host";
+  gpu_ = ctx.backend == Backend::cuda;
+  gpu_host_carries_ = s.get_enum("carries", kHostCarriesNames, false);
   if (gpu_) {
 #if !TRIDSIM_HAVE_CUDA
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");

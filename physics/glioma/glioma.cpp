@@ -36,17 +36,6 @@ struct Logistic {
   T operator()(T c) const { return c * e / (T(1) + c * em1); }
 };
 
-// The directory of the deck file, from a node's "file:line" location ("" if not from a file).
-std::string deck_directory(const DeckNode& s) {
-  std::string w = s.where();
-  const auto colon = w.rfind(':');
-  if (colon != std::string::npos && colon + 1 < w.size() &&
-      std::all_of(w.begin() + long(colon) + 1, w.end(), [](char ch) { return std::isdigit(ch); }))
-    w.resize(colon);
-  if (w.starts_with("command line")) return "";
-  return std::filesystem::path(w).parent_path().string();
-}
-
 }  // namespace
 
 #if !TRIDSIM_HAVE_CUDA
@@ -68,10 +57,7 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
   g_ = grid;
   const index_t N = grid.size();
   // 1. Scheme and parameters.
-  const std::string scheme = s.get_or<std::string>("scheme", "strang-adi");
-  if (scheme == "strang-adi") scheme_ = Scheme::strang_adi;
-  else if (scheme == "explicit") scheme_ = Scheme::explicit_euler;
-  else s.fail("scheme", "expected strang-adi (Strang splitting, exact reaction, Douglas ADI) or explicit (forward Euler), got '" + scheme + "'");
+  scheme_ = s.get_enum("scheme", kSchemeNames, Scheme::strang_adi);
   D_white_ = s.get<double>("D_white");
   s.require(D_white_ >= 0 && std::isfinite(D_white_), "D_white", D_white_, "a finite diffusivity >= 0 (mm^2/day)");
   D_grey_ = s.get<double>("D_grey");
@@ -87,10 +73,9 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
 
   // 2. Tissue: white and grey fractions, D = D_white * white + D_grey * grey (0 elsewhere).
   const DeckNode tissue = s.child("tissue");
-  const std::string dir = deck_directory(s);
   std::vector<double> white(N), grey(N);
   for (auto [key, map] : {std::pair{"white", &white}, std::pair{"grey", &grey}}) {
-    glioma::read_tissue_map(tissue, key, grid, ctx.constants, dir, map->data());
+    glioma::read_tissue_map(tissue, key, grid, ctx.constants, map->data());
     const auto [lo, hi] = std::minmax_element(map->begin(), map->end());
     if (!(*lo >= -1e-9 && *hi <= 1 + 1e-9))  // (NaN fails too)
       tissue.fail(key, "must be a fraction in [0, 1] at every node, got values in [" + std::to_string(*lo) + ", " +
@@ -164,7 +149,7 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
   // 6. The cuda backend: c and D move to the device for the whole run. The CPU keeps the face
   //    diffusivities of each axis (F_a[o]: between o and o + stride; 0 at a line's end) instead
   //    of recomputing harmonic means in every sweep.
-  if (ctx.backend != "cuda") {
+  if (ctx.backend != Backend::cuda) {
     if (grid.dim > 1 || scheme_ == Scheme::explicit_euler) work_.resize(N);
     for (int a = 0; a < grid.dim; ++a) {
       F_[a].resize(N);

@@ -37,6 +37,9 @@ class GliomaModule final : public Module {
   std::optional<double> max_stable_dt() const override;
 
   enum class Scheme { strang_adi, explicit_euler };
+  static constexpr NameEntry<Scheme> kSchemeNames[] = {
+      {"strang-adi", Scheme::strang_adi, "Strang splitting, exact reaction, Douglas ADI"},
+      {"explicit", Scheme::explicit_euler, "forward Euler"}};
   Scheme scheme() const { return scheme_; }
   // The current density on the host (copied from the device with the cuda backend).
   const AlignedVector<T>& density();

@@ -199,7 +199,7 @@ std::array<double, 3> triple(const DeckNode& s, const std::string& key, int dim,
 }  // namespace
 
 void read_tissue_map(const DeckNode& section, const std::string& key, const Grid& grid, const Constants& constants,
-                     const std::string& deck_dir, double* out) {
+                     double* out) {
   if (!section.is_map(key)) {
     const Expression e = Expression::from_deck(section, key, constants);
     if (e.uses_time()) section.fail(key, "a tissue map may depend on x, y and z but not on t");
@@ -207,13 +207,11 @@ void read_tissue_map(const DeckNode& section, const std::string& key, const Grid
     return;
   }
   const DeckNode m = section.child(key);
-  std::filesystem::path file = m.get<std::string>("file");
-  if (file.is_relative() && !deck_dir.empty() && std::filesystem::exists(std::filesystem::path(deck_dir) / file))
-    file = std::filesystem::path(deck_dir) / file;
-  const std::string name = file.string();
-  const bool h5 = name.ends_with(".h5") || name.ends_with(".hdf5");
-  const bool nii = name.ends_with(".nii") || name.ends_with(".nii.gz");
-  if (!h5 && !nii) m.fail("file", "expected a NIfTI (.nii, .nii.gz) or HDF5 (.h5, .hdf5) file, got '" + name + "'");
+  const std::string given = m.get<std::string>("file");
+  const bool h5 = given.ends_with(".h5") || given.ends_with(".hdf5");
+  const bool nii = given.ends_with(".nii") || given.ends_with(".nii.gz");
+  if (!h5 && !nii) m.fail("file", "expected a NIfTI (.nii, .nii.gz) or HDF5 (.h5, .hdf5) file, got '" + given + "'");
+  const std::string name = m.get_file("file").string();
   const std::string dataset = h5 ? m.get<std::string>("dataset") : "";
   const double scale = m.get_or<double>("scale", 1.0);
   m.require(std::isfinite(scale), "scale", scale, "a finite number");

@@ -38,8 +38,8 @@ VoxelImage read_hdf5(const std::string& path, const std::string& dataset);
 bool nifti_available();
 
 // Fill `out` (grid.size() values, x fastest) from the deck key `key` of `section`: an
-// expression or a file map as described above. `deck_dir` resolves relative file names.
+// expression or a file map as described above (a relative file name: DeckNode::get_file).
 void read_tissue_map(const DeckNode& section, const std::string& key, const Grid& grid, const Constants& constants,
-                     const std::string& deck_dir, double* out);
+                     double* out);
 
 }  // namespace tridsim::glioma

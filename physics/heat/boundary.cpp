@@ -45,10 +45,7 @@ void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& 
       Face f;
       f.axis = axis;
       f.side = side;
-      const std::string type = spec->get<std::string>("type");
-      if (type == "dirichlet") f.kind = BoundaryKind::dirichlet;
-      else if (type == "neumann") f.kind = BoundaryKind::neumann;
-      else spec->fail("type", "expected dirichlet or neumann, got '" + type + "'");
+      f.kind = spec->get_enum("type", kBoundaryKindNames);
       f.value = Expression::from_deck(*spec, "value", constants);
       f.p = axis == 0 ? 1 : 0;
       f.q = axis == 2 ? 1 : 2;

@@ -42,12 +42,8 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   g_ = grid;
   const auto& constants = ctx.constants;
   // 1. Scheme.
-  const std::string scheme = s.get_or<std::string>("scheme", "auto");
-  if (scheme == "auto") scheme_ = grid.dim == 1 ? Scheme::crank_nicolson : grid.dim == 2 ? Scheme::peaceman_rachford : Scheme::douglas;
-  else if (scheme == "crank-nicolson") scheme_ = Scheme::crank_nicolson;
-  else if (scheme == "peaceman-rachford") scheme_ = Scheme::peaceman_rachford;
-  else if (scheme == "douglas") scheme_ = Scheme::douglas;
-  else s.fail("scheme", "expected auto, crank-nicolson (1D), peaceman-rachford (2D) or douglas (1D-3D), got '" + scheme + "'");
+  scheme_ = s.get_enum("scheme", kSchemeNames, std::nullopt)
+                .value_or(grid.dim == 1 ? Scheme::crank_nicolson : grid.dim == 2 ? Scheme::peaceman_rachford : Scheme::douglas);
   if (scheme_ == Scheme::crank_nicolson && grid.dim != 1)
     s.fail("scheme", "crank-nicolson is the 1D scheme; in 2D/3D use douglas (or peaceman-rachford in 2D)");
   if (scheme_ == Scheme::peaceman_rachford && grid.dim != 2)
@@ -100,7 +96,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   }
 
   // 4. The cuda backend: fields move to the device for the whole run.
-  if (ctx.backend == "cuda") {
+  if (ctx.backend == Backend::cuda) {
 #if TRIDSIM_HAVE_CUDA
     typename HeatGpu<T>::Config c;
     c.grid = grid;

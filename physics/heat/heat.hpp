@@ -33,6 +33,11 @@ class HeatModule final : public Module {
   std::optional<ErrorNorms> error_norms(double t) override;
 
   enum class Scheme { crank_nicolson, peaceman_rachford, douglas };
+  static constexpr NameEntry<std::optional<Scheme>> kSchemeNames[] = {  // auto: by the grid's dimension
+      {"auto", std::nullopt},
+      {"crank-nicolson", Scheme::crank_nicolson, "1D"},
+      {"peaceman-rachford", Scheme::peaceman_rachford, "2D"},
+      {"douglas", Scheme::douglas, "1D-3D"}};
   Scheme scheme() const { return scheme_; }
   // The current u on the host (copied from the device with the cuda backend).
   const AlignedVector<T>& solution();

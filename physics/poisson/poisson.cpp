@@ -23,23 +23,11 @@ class PoissonGpu {};  // never made without CUDA; complete so that unique_ptr ca
 
 namespace {
 
-// The directory of the deck file, from a node's "file:line" location ("" if not from a file),
-// so that a data file named in a deck is found beside it.
-std::filesystem::path deck_directory(const DeckNode& s) {
-  std::string w = s.where();
-  const auto colon = w.rfind(':');
-  if (colon != std::string::npos) w.resize(colon);
-  if (w.starts_with("command line") || w.empty()) return {};
-  return std::filesystem::path(w).parent_path();
-}
-
 // Reads a dataset over the grid's nodes: shape (nz, ny, nx), (ny, nx) or (nx), x fastest.
 template <class T>
 void read_hdf5_source(const DeckNode& spec, const Grid& g, T* out) {
-  const std::string name = spec.get<std::string>("file");
+  const std::filesystem::path path = spec.get_file("file");
   const std::string dataset = spec.get<std::string>("dataset");
-  std::filesystem::path path(name);
-  if (path.is_relative() && !std::filesystem::exists(path)) path = deck_directory(spec) / path;
   H5E_auto2_t func = nullptr;
   void* data = nullptr;
   H5Eget_auto2(H5E_DEFAULT, &func, &data);
@@ -107,15 +95,8 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   g_ = grid;
   t0_ = t0;
   // 1. Method.
-  const std::string method = s.get_or<std::string>("method", "auto");
-  const auto m = cr::parse_poisson_method(method);
-  if (!m) s.fail("method", "expected auto, bcr, bcr4 or fft, got '" + method + "'");
-  method_ = *m;
-  const std::string refine = s.get_or<std::string>("refine", "auto");
-  if (refine == "auto") refine_ = cr::Refine::automatic;
-  else if (refine == "on") refine_ = cr::Refine::on;
-  else if (refine == "off") refine_ = cr::Refine::off;
-  else s.fail("refine", "expected auto, on or off, got '" + refine + "'");
+  method_ = s.get_enum("method", cr::kPoissonMethodNames, cr::PoissonMethod::automatic);
+  refine_ = s.get_enum("refine", cr::kRefineNames, cr::Refine::automatic);
   for (int a = 0; a < grid.dim; ++a)
     if (grid.n[a] < 3)
       s.fail("", "grid.n: every axis needs at least 3 nodes (one interior node between two Dirichlet faces), axis " +
@@ -149,7 +130,7 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
 
   // 4. The solver (plans and tables are made here, once).
   const cr::PoissonBox box = interior_box();
-  if (ctx.backend == "cuda") {
+  if (ctx.backend == Backend::cuda) {
 #if TRIDSIM_HAVE_CUDA
     gpu_ = std::make_unique<PoissonGpu<T>>(box, method_, refine_);
     method_ = gpu_->method();

@@ -5,31 +5,24 @@
 #include <optional>
 #include <string>
 
+#include "core/names.hpp"
 #include "core/types.hpp"
 
 namespace tridsim::cr {
 
 enum class PoissonMethod { automatic, bcr, bcr4, fft };
 
-inline std::optional<PoissonMethod> parse_poisson_method(const std::string& s) {
-  if (s == "auto") return PoissonMethod::automatic;
-  if (s == "bcr") return PoissonMethod::bcr;
-  if (s == "bcr4") return PoissonMethod::bcr4;
-  if (s == "fft") return PoissonMethod::fft;
-  return std::nullopt;
-}
-inline const char* to_string(PoissonMethod m) {
-  switch (m) {
-    case PoissonMethod::bcr: return "bcr";
-    case PoissonMethod::bcr4: return "bcr4";
-    case PoissonMethod::fft: return "fft";
-    default: return "auto";
-  }
-}
+inline constexpr NameEntry<PoissonMethod> kPoissonMethodNames[] = {
+    {"auto", PoissonMethod::automatic},
+    {"bcr", PoissonMethod::bcr, "radix-2 block cyclic reduction"},
+    {"bcr4", PoissonMethod::bcr4, "radix-4 block cyclic reduction"},
+    {"fft", PoissonMethod::fft, "sine transforms"}};
+inline const char* to_string(PoissonMethod m) { return name_of(kPoissonMethodNames, m); }
 
 // One step of iterative refinement after the solve: automatic (where the method needs it), or
 // always / never.
 enum class Refine { automatic, on, off };
+inline constexpr NameEntry<Refine> kRefineNames[] = {{"auto", Refine::automatic}, {"on", Refine::on}, {"off", Refine::off}};
 
 struct PoissonBox {
   int dim = 2;

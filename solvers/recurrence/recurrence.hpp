@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/names.hpp"
 #include "core/types.hpp"
 
 namespace tridsim::rec {
@@ -37,32 +38,15 @@ enum class Algorithm { automatic, sequential, divide_and_conquer };
 // and their application in double.
 enum class Arithmetic { automatic, float64, float32, mixed, compensated };
 
-inline std::optional<Algorithm> parse_algorithm(const std::string& s) {
-  if (s == "auto") return Algorithm::automatic;
-  if (s == "sequential") return Algorithm::sequential;
-  if (s == "divide-and-conquer") return Algorithm::divide_and_conquer;
-  return std::nullopt;
-}
-inline std::optional<Arithmetic> parse_arithmetic(const std::string& s) {
-  if (s == "auto") return Arithmetic::automatic;
-  if (s == "double") return Arithmetic::float64;
-  if (s == "float") return Arithmetic::float32;
-  if (s == "mixed") return Arithmetic::mixed;
-  if (s == "compensated") return Arithmetic::compensated;
-  return std::nullopt;
-}
-inline const char* to_string(Algorithm a) {
-  return a == Algorithm::sequential ? "sequential" : a == Algorithm::divide_and_conquer ? "divide-and-conquer" : "auto";
-}
-inline const char* to_string(Arithmetic a) {
-  switch (a) {
-    case Arithmetic::float64: return "double";
-    case Arithmetic::float32: return "float";
-    case Arithmetic::mixed: return "mixed";
-    case Arithmetic::compensated: return "compensated";
-    default: return "auto";
-  }
-}
+// Names (the bvp deck's `algorithm` and `arithmetic`).
+inline constexpr NameEntry<Algorithm> kAlgorithmNames[] = {
+    {"auto", Algorithm::automatic}, {"sequential", Algorithm::sequential},
+    {"divide-and-conquer", Algorithm::divide_and_conquer}};
+inline constexpr NameEntry<Arithmetic> kArithmeticNames[] = {
+    {"auto", Arithmetic::automatic}, {"double", Arithmetic::float64}, {"float", Arithmetic::float32},
+    {"mixed", Arithmetic::mixed},     {"compensated", Arithmetic::compensated}};
+inline const char* to_string(Algorithm a) { return name_of(kAlgorithmNames, a); }
+inline const char* to_string(Arithmetic a) { return name_of(kArithmeticNames, a); }
 // Storage precision of an arithmetic: double only for float64.
 inline bool stores_double(Arithmetic a) { return a == Arithmetic::float64; }
 

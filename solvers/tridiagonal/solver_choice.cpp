@@ -40,7 +40,7 @@ tridiag::GpuAlgorithm gpu_algorithm(const DeckNode& node, const std::string& key
 
 }  // namespace
 
-SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, const std::string& backend,
+SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, Backend backend,
                                 std::size_t elem_bytes, bool uniform) {
   SolverChoice choice;
   const bool per_axis = s.has("solver") && s.is_map("solver");
@@ -53,8 +53,8 @@ SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, const std::
     if (name != "cr" && !tridiag::parse_gpu_algorithm(name))
       node.fail(key, "unknown line solver '" + name + "'; valid: " + tridiag::gpu_algorithm_names() +
                          " (GPU) and thomas, pcr, cr (CPU)");
-    if (backend != "cuda") choice.cpu[a] = cpu_algorithm(node, key, name);
-    if (backend == "cuda") choice.gpu[a] = gpu_algorithm(node, key, name, a, grid, elem_bytes, uniform);
+    if (backend != Backend::cuda) choice.cpu[a] = cpu_algorithm(node, key, name);
+    if (backend == Backend::cuda) choice.gpu[a] = gpu_algorithm(node, key, name, a, grid, elem_bytes, uniform);
   }
   return choice;
 }

@@ -9,6 +9,7 @@
 #include <array>
 #include <string>
 
+#include "core/backend.hpp"
 #include "core/deck.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
@@ -21,9 +22,9 @@ struct SolverChoice {
   std::array<tridiag::GpuAlgorithm, 3> gpu{};
 };
 
-// Reads and checks the key for the given backend ("cpu" or "cuda"); `uniform` says whether the
+// Reads and checks the key for the given backend (cpu or cuda); `uniform` says whether the
 // line matrices are constant-coefficient (auto's table distinguishes them). Throws DeckError.
-SolverChoice read_solver_choice(const DeckNode& section, const Grid& grid, const std::string& backend,
+SolverChoice read_solver_choice(const DeckNode& section, const Grid& grid, Backend backend,
                                 std::size_t elem_bytes, bool uniform);
 
 }  // namespace tridsim

@@ -23,6 +23,11 @@ namespace {
 
 using namespace tridsim;
 
+// The choices of the `scheme` key: one table gives their names to parsing, errors and listings.
+enum class Scheme { exponential, crank_nicolson };
+constexpr NameEntry<Scheme> kSchemeNames[] = {{"exponential", Scheme::exponential, "exact up to rounding"},
+                                              {"crank-nicolson", Scheme::crank_nicolson, "second order in dt"}};
+
 template <class T>  // float or double: the deck's precision
 class DecayModule final : public Module {
  public:
@@ -32,10 +37,7 @@ class DecayModule final : public Module {
     t0_ = t0;
     lambda_ = deck.get<double>("lambda");
     deck.require(lambda_ >= 0 && std::isfinite(lambda_), "lambda", lambda_, "a finite number >= 0");
-    const auto scheme = deck.get_or<std::string>("scheme", "exponential");
-    if (scheme == "exponential") crank_nicolson_ = false;
-    else if (scheme == "crank-nicolson") crank_nicolson_ = true;
-    else deck.fail("scheme", "expected exponential or crank-nicolson, got '" + scheme + "'");
+    scheme_ = deck.get_enum("scheme", kSchemeNames, Scheme::exponential);
     initial_ = Expression::from_deck(deck, "initial", context.constants);
     if (initial_.uses_time()) deck.fail("initial", "is the state at the start time: it may use x, y, z but not t");
     u_.resize(grid.size());
@@ -45,7 +47,7 @@ class DecayModule final : public Module {
   // 2. Advance from t to t + dt: every node is multiplied by the same factor.
   void step(double /*t*/, double dt) override {
     const double z = lambda_ * dt;
-    const T factor = T(crank_nicolson_ ? (1 - z / 2) / (1 + z / 2) : std::exp(-z));
+    const T factor = T(scheme_ == Scheme::crank_nicolson ? (1 - z / 2) / (1 + z / 2) : std::exp(-z));
     T* u = u_.data();
     const index_t n = index_t(u_.size());
 #pragma omp parallel for simd
@@ -84,7 +86,7 @@ class DecayModule final : public Module {
  private:
   Grid grid_;
   double t0_ = 0, lambda_ = 0;
-  bool crank_nicolson_ = false;
+  Scheme scheme_ = Scheme::exponential;
   Expression initial_;
   std::vector<T> u_;
 };

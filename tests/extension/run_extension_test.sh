@@ -3,7 +3,9 @@
 #  1. install the built tridsim into a prefix under the build tree;
 #  2. configure and build this folder (mysim) against it with find_package(tridsim);
 #  3. run decay.yaml with both schemes and both precisions and check the error norms in
-#     summary.json against bounds derived below; check that a misspelled key is an error.
+#     summary.json against bounds derived below; check that a misspelled key is an error;
+#  4. check the file of the out-of-tree output format "probe" (probe_writer.cpp), and that an
+#     unknown format is an error listing the registered ones.
 # First it checks that the code blocks docs/extending.md quotes from here are still verbatim.
 # Usage: run_extension_test.sh CMAKE TRIDSIM_BUILD_DIR WORK_DIR GENERATOR CXX_COMPILER CONFIG PYTHON
 set -euo pipefail
@@ -38,6 +40,7 @@ mysim=$(find "$build" -type f -name mysim -perm -u+x | head -n 1)
 
 echo "== 3. run decay.yaml"
 "$mysim" info | grep -E '^ +decay ' || { echo "FAIL: 'mysim info' does not list the decay module"; exit 1; }
+"$mysim" info | grep -E '^ +probe ' || { echo "FAIL: 'mysim info' does not list the probe output format"; exit 1; }
 "$mysim" run "$here/decay.yaml" -o "$runs/crank-nicolson"
 "$mysim" run "$here/decay.yaml" -o "$runs/exponential" --set decay.scheme=exponential
 "$mysim" run "$here/decay.yaml" -o "$runs/exponential-float" --set decay.scheme=exponential --precision float
@@ -45,6 +48,11 @@ if "$mysim" check "$here/decay.yaml" --set decay.lamda=1 > "$runs/typo.log" 2>&1
   echo "FAIL: a misspelled key (decay.lamda) was accepted"; exit 1
 fi
 grep -q "decay.lamda" "$runs/typo.log" || { echo "FAIL: the error does not name decay.lamda:"; cat "$runs/typo.log"; exit 1; }
+if "$mysim" check "$here/decay.yaml" --set output.formats=[prob] > "$runs/format.log" 2>&1; then
+  echo "FAIL: an unknown output format (prob) was accepted"; exit 1
+fi
+grep -q "output.formats: expected .*probe.*, got 'prob'; did you mean 'probe'?" "$runs/format.log" ||
+  { echo "FAIL: the error does not list the registered formats:"; cat "$runs/format.log"; exit 1; }
 
 "$python" - "$runs" <<'PY'
 import json, math, pathlib, sys
@@ -100,5 +108,25 @@ n, dt, T, err = summary("exponential", "double")
 check("exponential", err, rounding(n, T, ud))
 n, dt, T, err = summary("exponential-float", "float")
 check("exponential-float", err, rounding(n, T, 2.0**-24))
+# The probe writer: u at the node (0, 0), where u0 = 1, at every output time (every 20 steps).
+def probe(run, tol, exact):
+    s = json.loads((runs / run / "summary.json").read_text())
+    lines = (runs / run / "decay_probe.txt").read_text().splitlines()
+    steps = [int(l.split()[0]) for l in lines]
+    assert steps == list(range(0, s["time"]["steps"] + 1, 20)), f"{run}: probe steps {steps}"
+    for l in lines:
+        step, t, field, v = l.split()
+        t, v = float(t), float(v)
+        assert field == "u" and abs(t - step_time(s, int(step))) <= 1e-12, f"{run}: probe line {l!r}"
+        assert abs(v - exact(t, int(step))) <= tol * exact(t, int(step)), f"{run}: probe {v} at t = {t}"
+    print(f"{run}: {len(lines)} probe lines match")
+
+def step_time(s, step):
+    return s["time"]["start"] + step * s["time"]["dt"]
+
+z = LAMBDA * 0.01
+probe("exponential", 1e-13, lambda t, n: math.exp(-LAMBDA * t))
+probe("exponential-float", 1e-5, lambda t, n: math.exp(-LAMBDA * t))
+probe("crank-nicolson", 1e-13, lambda t, n: ((1 - z / 2) / (1 + z / 2)) ** n)
 print("extension test passed")
 PY

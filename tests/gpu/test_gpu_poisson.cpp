@@ -151,7 +151,7 @@ TEST_CASE("poisson module: backend cuda gives the CPU solution") {
         Deck deck = Deck::parse(t, "gpu");
         PoissonModule<double> m;
         SetupContext ctx;
-        ctx.backend = backend;
+        ctx.backend = backend_from_name(backend);
         m.setup(g, deck.root().child("poisson"), ctx, 0.0);
         m.step(0.0, 0.0);
         return m.solution();

@@ -96,7 +96,7 @@ TEST_CASE("bvp module: backend cuda agrees with cpu (P1 with two Dirichlet ends,
     g.n[0] = (index_t(1) << 20) + 1;
     auto m = std::make_unique<BvpModule<double>>();
     SetupContext ctx;
-    ctx.backend = backend;
+    ctx.backend = backend_from_name(backend);
     m->setup(g, deck.root().child("bvp"), ctx, 0.0);
     m->step(0, 0);
     return m;

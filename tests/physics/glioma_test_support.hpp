@@ -31,7 +31,7 @@ std::unique_ptr<GliomaModule<T>> make(const std::string& section, const Grid& g,
   auto m = std::make_unique<GliomaModule<T>>();
   SetupContext ctx;
   ctx.precision = precision_of<T>();
-  ctx.backend = backend;
+  ctx.backend = backend_from_name(backend);
   ctx.constants = constants;
   m->setup(g, deck.root().child("glioma"), ctx, 0.0);
   deck.check_unknown_keys();

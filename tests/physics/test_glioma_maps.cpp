@@ -48,9 +48,10 @@ std::filesystem::path scratch() {
 
 // A grid partly outside the lattice (nodes there read 0): max error inside, max value outside.
 std::pair<double, double> compare(const std::string& tissue_yaml, const Grid& g, const std::string& deck_dir) {
-  Deck deck = Deck::parse("tissue:\n" + tissue_yaml, "maps deck");
+  // A deck named as if it were a file in deck_dir: relative file names are looked up there.
+  Deck deck = Deck::parse("tissue:\n" + tissue_yaml, deck_dir.empty() ? "maps deck" : deck_dir + "/maps deck");
   std::vector<double> out(std::size_t(g.size()));
-  glioma::read_tissue_map(deck.root().child("tissue"), "white", g, {}, deck_dir, out.data());
+  glioma::read_tissue_map(deck.root().child("tissue"), "white", g, {}, out.data());
   deck.check_unknown_keys();
   double err = 0, outside = 0;
   for (index_t k = 0; k < g.n[2]; ++k)
@@ -112,7 +113,7 @@ TEST_CASE("an HDF5 tissue map is resampled to the grid by trilinear interpolatio
   // A dataset without placement and no origin/spacing in the deck: one clear error.
   Deck deck = Deck::parse("tissue:\n  white: {file: " + file.string() + ", dataset: bare}\n", "maps deck");
   std::vector<double> out(std::size_t(grid.size()));
-  CHECK_THROWS_WITH_AS(glioma::read_tissue_map(deck.root().child("tissue"), "white", grid, {}, "", out.data()),
+  CHECK_THROWS_WITH_AS(glioma::read_tissue_map(deck.root().child("tissue"), "white", grid, {}, out.data()),
                        doctest::Contains("origin"), DeckError);
   std::filesystem::remove_all(dir);
 }

@@ -32,7 +32,7 @@ AlignedVector<T> run(const Case& c, const std::string& backend, int steps, doubl
   HeatModule<T> m;
   SetupContext ctx;
   ctx.precision = precision_of<T>();
-  ctx.backend = backend;
+  ctx.backend = backend_from_name(backend);
   m.setup(g, deck.root().child("heat"), ctx, 0.0);
   for (int s = 0; s < steps; ++s) m.step(s * dt, dt);
   return m.solution();
