@@ -183,33 +183,34 @@ struct StoreAt {
   }
 };
 
+// The grid offset of face node e (face (axis, side), Face's layout), false past the face's end.
 template <class T>
-__global__ void scatter_face(View<T> v, int axis, int side, const T* values, T* field) {
+__device__ bool face_node(const View<T>& v, int axis, int side, index_t e, index_t& o) {
   const int p = axis == 0 ? 1 : 0, q = axis == 2 ? 1 : 2;
-  const index_t np = v.n[p], count = np * v.n[q];
-  const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= count) return;
+  const index_t np = v.n[p];
+  if (e >= np * v.n[q]) return false;
   index_t ijk[3];
   ijk[axis] = side ? v.n[axis] - 1 : 0;
   ijk[p] = e % np;
   ijk[q] = e / np;
-  field[ijk[0] + v.sy * ijk[1] + v.sz * ijk[2]] = values[e];
+  o = ijk[0] + v.sy * ijk[1] + v.sz * ijk[2];
+  return true;
+}
+
+template <class T>
+__global__ void scatter_face(View<T> v, int axis, int side, const T* values, T* field) {
+  const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  index_t o;
+  if (face_node(v, axis, side, e, o)) field[o] = values[e];
 }
 
 // Stage rows on a Neumann face of `axis` (Douglas, y and z): field += dt kappa / h * dg, with dg
 // the face's flux change over the step (the CPU's set_face_rows).
 template <class T>
 __global__ void add_face_flux(View<T> v, int axis, int side, T dt, const T* dg, T* field) {
-  const int p = axis == 0 ? 1 : 0, q = axis == 2 ? 1 : 2;
-  const index_t np = v.n[p], count = np * v.n[q];
   const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= count) return;
-  index_t ijk[3];
-  ijk[axis] = side ? v.n[axis] - 1 : 0;
-  ijk[p] = e % np;
-  ijk[q] = e / np;
-  const index_t o = ijk[0] + v.sy * ijk[1] + v.sz * ijk[2];
-  field[o] += dt * v.ih[axis] * v.kap(o) * dg[e];
+  index_t o;
+  if (face_node(v, axis, side, e, o)) field[o] += dt * v.ih[axis] * v.kap(o) * dg[e];
 }
 
 }  // namespace
