@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "core/cuda_support.cuh"
