@@ -1,14 +1,65 @@
 #pragma once
-// Kinds of boundary condition on one face of the grid.
-#include "core/names.hpp"
+// Boundary conditions of a box: the kind of each face (core/boundary_kind.hpp) and its data, an
+// expression of x, y, z, t.
+// A face is a 2-D array over its own axes p < q (the two other axes), x-fastest:
+// face node (ip, iq) <-> grid node with index `fixed` along `axis`.
+#include <array>
+#include <vector>
+
+#include "core/boundary_kind.hpp"
+#include "core/deck.hpp"
+#include "core/expression.hpp"
+#include "core/grid.hpp"
 
 namespace tridsim {
 
-enum class BoundaryKind {
-  dirichlet,  // the value is given
-  neumann     // the outward normal derivative is given
+struct Face {
+  int axis = 0, side = 0;  // side 0: lo, 1: hi
+  BoundaryKind kind = BoundaryKind::dirichlet;
+  Expression value;
+  int p = 1, q = 2;        // the face's own axes
+  index_t np = 1, nq = 1;  // its size
+  index_t fixed = 0;       // node index along `axis`
+
+  index_t size() const { return np * nq; }
+  const char* name() const;  // x-, x+, y-, ...
+  // Grid index of face node (ip, iq), x-fastest.
+  index_t node(const Grid& g, index_t ip, index_t iq) const {
+    std::array<index_t, 3> ijk{};
+    ijk[axis] = fixed;
+    ijk[p] = ip;
+    ijk[q] = iq;
+    return g.index(ijk[0], ijk[1], ijk[2]);
+  }
+  // Evaluate the face's expression at every face node at time t.
+  template <class T>
+  void evaluate(const Grid& g, double t, T* out) const;
 };
-inline constexpr NameEntry<BoundaryKind> kBoundaryKindNames[] = {{"dirichlet", BoundaryKind::dirichlet},
-                                                                 {"neumann", BoundaryKind::neumann}};
+
+class Boundary {
+ public:
+  // Reads `boundary:` ({x-: {type, value}, ..., all: {...}}) for the active axes of `grid`.
+  void read(const DeckNode& section, const Grid& grid, const Constants& constants);
+
+  const Grid& grid() const { return grid_; }
+  const std::vector<Face>& faces() const { return faces_; }
+  const Face& face(int axis, int side) const { return faces_[index_[axis][side]]; }
+  BoundaryKind kind(int axis, int side) const { return face(axis, side).kind; }
+  bool dirichlet(int axis, int side) const { return kind(axis, side) == BoundaryKind::dirichlet; }
+  // True when some Dirichlet value depends on time (so boundary nodes change every step).
+  bool dirichlet_moves() const { return dirichlet_moves_; }
+  // Is grid node (i,j,k) on a Dirichlet face?
+  bool on_dirichlet(const std::array<index_t, 3>& ijk) const;
+
+  // u = g(t) on every Dirichlet face (faces of later axes win where faces meet).
+  template <class T>
+  void impose_dirichlet(double t, T* u) const;
+
+ private:
+  Grid grid_;
+  std::vector<Face> faces_;
+  std::array<std::array<int, 2>, 3> index_{};
+  bool dirichlet_moves_ = false;
+};
 
 }  // namespace tridsim

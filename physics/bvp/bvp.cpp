@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "physics/heat/boundary.hpp"
+#include "core/boundary.hpp"
 #include "solvers/recurrence/divide_conquer.hpp"
 #include "solvers/recurrence/sequential.hpp"
 #include "tridsim_build_info.hpp"

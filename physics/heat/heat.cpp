@@ -6,6 +6,7 @@
 
 #include "core/device.hpp"
 #include "solvers/tridiagonal/batched.hpp"
+#include "physics/heat/face_data.hpp"
 #include "physics/heat/heat_gpu.hpp"
 #include "core/expression_translate.hpp"
 #include "tridsim_build_info.hpp"
@@ -85,6 +86,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   if (grid.dim > 1) work_.resize(grid.size());
   flux_.clear();
   face_data_.clear();
+  face_scratch_.clear();
   for (const auto& f : bc_.faces()) {
     AlignedVector<T> flux(f.size(), T(0)), data(f.size(), T(0));
     if (f.kind == BoundaryKind::neumann) f.evaluate(grid, t0, flux.data());
@@ -93,6 +95,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
       f.evaluate(grid, t0, data.data());
     flux_.push_back(std::move(flux));
     face_data_.push_back(std::move(data));
+    for (int k = 0; k < 3; ++k) face_scratch_.emplace_back(f.size(), T(0));
   }
 
   // 4. The cuda backend: fields move to the device for the whole run.
@@ -113,7 +116,13 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
       translate_expression_from_deck(s, "source", constants);  // a deck error if it does not translate
       gpu_->use_source_expression(source_);
     }
-    gpu_->upload_faces(flux_, face_data_);
+    const DeckNode boundary = s.child("boundary");
+    for (const Face& f : bc_.faces()) {  // moving data are evaluated on the device: a deck error if they do not translate
+      if (!f.value.uses_time()) continue;
+      const auto spec = boundary.maybe_child(f.name());
+      translate_expression_from_deck(spec ? *spec : boundary.child("all"), "value", constants);
+    }
+    gpu_->use_boundary(bc_, scheme_ == Scheme::peaceman_rachford, flux_, face_data_);
 #else
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
 #endif
@@ -233,47 +242,34 @@ void HeatModule<T>::add_source(const Run& r, T scale, T* out) const {
 // y, z faces; face_data_ of a Neumann face of y or z is g(t+dt) - g(t) (Douglas, added by
 // set_face_rows) or g(t+dt) (Peaceman-Rachford stage 2).
 
-// v <- v - dt/2 (A_along v + db_along) on a face, A along one of the face's own axes and db the
-// flux increment of the Neumann faces of `along` at the ends of the face's lines (dflux: per face,
-// g(t+dt) - g(t), empty where it is zero).
+// The face arrays of the host: flux_, face_data_ and per-face scratch (face_data.hpp's Ops).
 template <class T>
-void HeatModule<T>::apply_face_operator(std::size_t fi, int along, double dt, const std::vector<std::vector<T>>& dflux,
-                                        T* v) const {
-  const Face& f = bc_.faces()[fi];
-  const bool first = along == f.p;
-  const index_t nb = first ? f.np : f.nq, sb = first ? 1 : f.np, lines = first ? f.nq : f.np;
-  const T c = T(0.5 * dt / (g_.h(along) * g_.h(along))), cf = T(dt / g_.h(along));
-  std::vector<T> line(nb), kap(nb, kappa0_);
-  for (index_t L = 0; L < lines; ++L) {
-    const index_t base = first ? L * f.np : L;
-    for (index_t m = 0; m < nb; ++m) {
-      line[m] = v[base + m * sb];
-      if (variable_kappa_) kap[m] = kappa_[first ? f.node(g_, m, L) : f.node(g_, L, m)];
-    }
-    for (index_t m = 0; m < nb; ++m) {
-      if ((m == 0 && bc_.dirichlet(along, 0)) || (m == nb - 1 && bc_.dirichlet(along, 1))) continue;
-      const index_t mm = m > 0 ? m - 1 : m + 1, mp = m < nb - 1 ? m + 1 : m - 1;
-      const T kp = T(0.5) * (kap[m] + kap[mp]), km = T(0.5) * (kap[m] + kap[mm]);
-      T x = line[m] - c * (kp * (line[mp] - line[m]) - km * (line[m] - line[mm]));
-      for (int side = 0; side < 2; ++side) {  // an end on a Neumann face of `along`: its flux increment
-        const auto& d = dflux[face_id(along, side)];
-        if (m != (side ? nb - 1 : 0) || d.empty()) continue;
-        std::array<index_t, 3> ijk{};
-        ijk[f.axis] = f.fixed;
-        ijk[f.p] = first ? m : L;
-        ijk[f.q] = first ? L : m;
-        const Face& e = bc_.face(along, side);
-        x -= cf * kap[m] * d[ijk[e.p] + e.np * ijk[e.q]];
-      }
-      v[base + m * sb] = x;
-    }
+struct HeatModule<T>::HostFaceOps {
+  HeatModule& m;
+  const Face& face(std::size_t fi) const { return m.bc_.faces()[fi]; }
+  T* flux(std::size_t fi) { return m.flux_[fi].data(); }
+  T* data(std::size_t fi) { return m.face_data_[fi].data(); }
+  T* dflux(std::size_t fi) { return m.face_scratch_[3 * fi].data(); }
+  T* g0(std::size_t fi) { return m.face_scratch_[3 * fi + 1].data(); }
+  T* g1(std::size_t fi) { return m.face_scratch_[3 * fi + 2].data(); }
+  void evaluate(std::size_t fi, double t, T* out) { face(fi).evaluate(m.g_, t, out); }
+  void subtract(std::size_t fi, const T* a, const T* b, T* out) {
+    for (index_t e = 0; e < face(fi).size(); ++e) out[e] = a[e] - b[e];
   }
-}
+  void half_step(std::size_t fi, const T* g, const T* d, T* out) {
+    for (index_t e = 0; e < face(fi).size(); ++e) out[e] = g[e] + T(0.5) * d[e];
+  }
+  void copy(std::size_t fi, const T* in, T* out) { std::copy(in, in + face(fi).size(), out); }
+  void apply(std::size_t fi, const FaceOperator<T>& op, const T* in, T* out) {
+    for (index_t e = 0; e < face(fi).size(); ++e) out[e] = op(in, e);
+  }
+};
 
 // Boundary data for the step from t to t + dt (see above). On Dirichlet faces, the value each
 // implicit stage must produce there so that the later stages give g(t+dt) - g(t): with
 // M_b v = v - dt/2 (A_b v + db_b), Douglas: du_a = M_{a+1} ... M_last (g(t+dt) - g(t));
 // Peaceman-Rachford: u* = g(t) + M_y (g(t+dt) - g(t)) / 2 on x faces, u^{n+1} = g(t+dt) on y faces.
+// With the cuda backend the device prepares the same data from the same code (face_data.hpp).
 template <class T>
 void HeatModule<T>::prepare_step(double t, double dt) {
   matrices_changed_ = dt != matrix_dt_ && !variable_kappa_;
@@ -282,57 +278,11 @@ void HeatModule<T>::prepare_step(double t, double dt) {
       uniform_[a] = tridiag::uniform_diffusion_matrix<T>(g_.n[a], T(0.5 * dt * kappa0_ / (g_.h(a) * g_.h(a))),
                                                           bc_.kind(a, 0), bc_.kind(a, 1));
   matrix_dt_ = dt;
-  if (source_moves_ && !gpu_) source_.fill(g_, t + 0.5 * dt, f_.data());
-  const auto& faces = bc_.faces();
-  const bool pr = scheme_ == Scheme::peaceman_rachford;
-  std::vector<T> g0, g1;
-  auto evaluate = [&](const Face& f) {
-    g0.resize(f.size());
-    g1.resize(f.size());
-    f.evaluate(g_, t, g0.data());
-    f.evaluate(g_, t + dt, g1.data());
-  };
-  // 1. Neumann faces: the data of the explicit part and of the later stages.
-  std::vector<std::vector<T>> dflux(faces.size());
-  bool flux_moves = false;
-  for (std::size_t fi = 0; fi < faces.size(); ++fi) {
-    const Face& f = faces[fi];
-    if (f.kind != BoundaryKind::neumann || !f.value.uses_time()) continue;
-    flux_moves = true;
-    if (f.axis == 0) {  // stage 1: all in the explicit part
-      f.evaluate(g_, t + 0.5 * dt, flux_[fi].data());
-      continue;
-    }
-    evaluate(f);
-    T* flux = flux_[fi].data();
-    T* data = face_data_[fi].data();
-    std::vector<T>& d = dflux[fi];
-    d.resize(f.size());
-    for (index_t m = 0; m < f.size(); ++m) {
-      d[m] = g1[m] - g0[m];
-      flux[m] = g0[m];
-      data[m] = pr ? g1[m] : d[m];
-    }
-  }
-  // 2. Dirichlet faces: the stage values (they also change where a Neumann face of a later axis moves).
-  for (std::size_t fi = 0; fi < faces.size(); ++fi) {
-    const Face& f = faces[fi];
-    if (f.kind != BoundaryKind::dirichlet || !(f.value.uses_time() || flux_moves)) continue;
-    if (pr && f.axis == 1 && !f.value.uses_time()) continue;  // stage 2 produces u^{n+1} = g, set in setup
-    evaluate(f);
-    T* data = face_data_[fi].data();
-    if (pr && f.axis == 1) {  // y rows of stage 2 produce u^{n+1}
-      std::copy(g1.begin(), g1.end(), data);
-      continue;
-    }
-    for (index_t m = 0; m < f.size(); ++m) data[m] = g1[m] - g0[m];
-    if (pr) {  // u* = g0 + M_y dg / 2
-      apply_face_operator(fi, 1, dt, dflux, data);
-      for (index_t m = 0; m < f.size(); ++m) data[m] = g0[m] + T(0.5) * data[m];
-      continue;
-    }
-    for (int b = g_.dim - 1; b > f.axis; --b) apply_face_operator(fi, b, dt, dflux, data);  // Douglas
-  }
+  if (gpu_) return;
+  if (source_moves_) source_.fill(g_, t + 0.5 * dt, f_.data());
+  HostFaceOps ops{*this};
+  prepare_face_data(bc_, scheme_ == Scheme::peaceman_rachford, t, dt, variable_kappa_ ? kappa_.data() : nullptr,
+                    kappa0_, ops);
 }
 
 // Before the implicit stage of `axis` (Douglas, y and z): Dirichlet rows get their stage value;
@@ -382,27 +332,18 @@ void HeatModule<T>::step(double t, double dt) {
   if (bc_.dirichlet_moves()) bc_.impose_dirichlet(t + dt, u_.data());
 }
 
-// The same step on the device: the host prepares the (small) boundary data, the device sweeps.
+// The same step on the device, which also makes the step's source and boundary data.
 template <class T>
 void HeatModule<T>::step_gpu(double t, double dt) {
 #if TRIDSIM_HAVE_CUDA
   if (matrices_changed_)
     for (int a = 0; a < g_.dim; ++a) gpu_->upload_matrix(a, uniform_[a]);
   if (source_moves_) gpu_->evaluate_source(t + 0.5 * dt);
-  bool faces_move = false;
-  for (const auto& f : bc_.faces()) faces_move |= f.value.uses_time();
-  if (faces_move) gpu_->upload_faces(flux_, face_data_);
+  gpu_->prepare_faces(t, dt);
   if (scheme_ == Scheme::peaceman_rachford) gpu_->step_peaceman_rachford(dt);
   else gpu_->step_douglas(dt);
-  if (!bc_.dirichlet_moves()) return;
-  std::vector<T> values;
-  for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
-    const Face& f = bc_.faces()[fi];
-    if (f.kind != BoundaryKind::dirichlet) continue;
-    values.resize(f.size());
-    f.evaluate(g_, t + dt, values.data());
-    gpu_->set_face_values(int(fi), values.data());
-  }
+  if (bc_.dirichlet_moves()) gpu_->impose_dirichlet(t + dt);
+  gpu_->synchronize();
 #else
   (void)t;
   (void)dt;

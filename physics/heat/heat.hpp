@@ -11,7 +11,7 @@
 
 #include "core/aligned.hpp"
 #include "core/module.hpp"
-#include "physics/heat/boundary.hpp"
+#include "core/boundary.hpp"
 #include "solvers/tridiagonal/solver_choice.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
@@ -44,6 +44,7 @@ class HeatModule final : public Module {
 
  private:
   struct Run;  // a run of x-adjacent nodes: first node (i0, j, k), width w
+  struct HostFaceOps;
   void step_douglas(double t, double dt);
   void step_peaceman_rachford(double t, double dt);
   void prepare_step(double t, double dt);
@@ -54,7 +55,6 @@ class HeatModule final : public Module {
   void add_operator(int axis, const T* src, const Run& r, T scale, T* out) const;
   void add_flux(int axis, const Run& r, T scale, const std::vector<AlignedVector<T>>& data, T* out) const;
   void add_source(const Run& r, T scale, T* out) const;
-  void apply_face_operator(std::size_t face, int along, double dt, const std::vector<std::vector<T>>& dflux, T* v) const;
   void set_face_rows(int axis, double dt, T* field) const;
   void step_gpu(double t, double dt);
 
@@ -74,6 +74,7 @@ class HeatModule final : public Module {
   //     Peaceman-Rachford (y faces): g(t+dt), the flux of stage 2.
   //   face_data_ (Dirichlet faces): the value the face's own implicit stage must produce.
   std::vector<AlignedVector<T>> flux_, face_data_;
+  std::vector<AlignedVector<T>> face_scratch_;  // per face: dflux, g0, g1 (face_data.hpp)
   double matrix_dt_ = -1;
   bool matrices_changed_ = false;
   std::array<tridiag::UniformMatrix<T>, 3> uniform_;

@@ -12,6 +12,7 @@
 #include <thrust/reduce.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "core/device_expression.hpp"
 #include "core/diffusion.hpp"
 #include "core/errors.hpp"
+#include "physics/heat/face_data.hpp"
 #include "solvers/tridiagonal/cuda/line_solve.cuh"
 #include "solvers/tridiagonal/line_set.hpp"
 
@@ -203,6 +205,20 @@ __global__ void scatter_face(View<T> v, int axis, int side, const T* values, T* 
   if (face_node(v, axis, side, e, o)) field[o] = values[e];
 }
 
+// Elementwise face arithmetic and the face operator for prepare_face_data (face_data.hpp).
+enum class FaceArith { subtract, half_step };
+template <class T>
+__global__ void face_arith(FaceArith op, index_t n, const T* a, const T* b, T* out) {
+  const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < n) out[e] = op == FaceArith::subtract ? a[e] - b[e] : a[e] + T(0.5) * b[e];
+}
+template <class T>
+__global__ void face_apply(FaceOperator<T> op, index_t n, const T* in, T* out) {
+  const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < n) out[e] = op(in, e);
+}
+unsigned face_blocks(index_t n) { return unsigned((n + 255) / 256); }
+
 // Stage rows on a Neumann face of `axis` (Douglas, y and z): field += dt kappa / h * dg, with dg
 // the face's flux change over the step (the CPU's set_face_rows).
 template <class T>
@@ -226,6 +242,12 @@ struct HeatGpu<T>::Impl {
   std::array<tridiag::GpuAlgorithm, 3> solver{};
   T w[3] = {};  // dt/2 / h^2 of the current step
   std::unique_ptr<DeviceExpression<T>> source;  // a time-dependent source, evaluated on the device
+  // The boundary: per face, the expression of moving data, or the values of constant data.
+  std::optional<Boundary> bc;
+  bool peaceman_rachford = false;
+  std::vector<std::unique_ptr<DeviceExpression<T>>> face_expression;
+  DeviceArray<T> face_values[6], face_scratch[6][3];  // scratch: dflux, g0, g1
+  struct FaceOps;
 
   // One implicit stage along `axis`: rows of I - w A, right-hand side from `load`, result to `store`.
   template <class Load, class Store>
@@ -244,15 +266,45 @@ struct HeatGpu<T>::Impl {
   template <class F>
   StoreAt<T, F> store_at(int axis, F f) const { return {view, axis, f}; }
   // Before the stage of `axis` (Douglas): Dirichlet rows take their stage values, Neumann rows
-  // their flux increment (zero when the face's data do not move).
+  // whose data move their flux increment.
   void set_faces(int axis, T dt, T* field) {
     for (int side = 0; side < 2; ++side) {
       const T* data = stage[2 * axis + side].p;
       const unsigned blocks = unsigned((stage[2 * axis + side].n + 255) / 256);
       if (view.dir[axis][side]) scatter_face<T><<<blocks, 256>>>(view, axis, side, data, field);
-      else add_face_flux<T><<<blocks, 256>>>(view, axis, side, dt, data, field);
+      else if (bc->face(axis, side).value.uses_time()) add_face_flux<T><<<blocks, 256>>>(view, axis, side, dt, data, field);
       TRIDSIM_CUDA_LAUNCH();
     }
+  }
+};
+
+// face_data.hpp's executor on device arrays: kernels on the default stream, no synchronization.
+template <class T>
+struct HeatGpu<T>::Impl::FaceOps {
+  Impl& I;
+  index_t size(std::size_t fi) const { return I.face_values[fi].n; }
+  T* flux(std::size_t fi) { return I.flux[fi].p; }
+  T* data(std::size_t fi) { return I.stage[fi].p; }
+  T* dflux(std::size_t fi) { return I.face_scratch[fi][0].p; }
+  T* g0(std::size_t fi) { return I.face_scratch[fi][1].p; }
+  T* g1(std::size_t fi) { return I.face_scratch[fi][2].p; }
+  void evaluate(std::size_t fi, double t, T* out) {
+    const Face& f = I.bc->faces()[fi];
+    if (I.face_expression[fi]) I.face_expression[fi]->fill_face(I.grid, f.axis, f.side, t, out);
+    else copy(fi, I.face_values[fi].p, out);
+  }
+  void subtract(std::size_t fi, const T* a, const T* b, T* out) { arith(fi, FaceArith::subtract, a, b, out); }
+  void half_step(std::size_t fi, const T* g, const T* d, T* out) { arith(fi, FaceArith::half_step, g, d, out); }
+  void copy(std::size_t fi, const T* in, T* out) {
+    TRIDSIM_CUDA(cudaMemcpyAsync(out, in, sizeof(T) * std::size_t(size(fi)), cudaMemcpyDeviceToDevice));
+  }
+  void apply(std::size_t fi, const FaceOperator<T>& op, const T* in, T* out) {
+    face_apply<T><<<face_blocks(size(fi)), 256>>>(op, size(fi), in, out);
+    TRIDSIM_CUDA_LAUNCH();
+  }
+  void arith(std::size_t fi, FaceArith op, const T* a, const T* b, T* out) {
+    face_arith<T><<<face_blocks(size(fi)), 256>>>(op, size(fi), a, b, out);
+    TRIDSIM_CUDA_LAUNCH();
   }
 };
 
@@ -315,30 +367,55 @@ void HeatGpu<T>::evaluate_source(double t) {
 }
 
 template <class T>
-void HeatGpu<T>::upload_faces(const std::vector<AlignedVector<T>>& flux, const std::vector<AlignedVector<T>>& stage) {
+void HeatGpu<T>::use_boundary(const Boundary& bc, bool peaceman_rachford, const std::vector<AlignedVector<T>>& flux,
+                              const std::vector<AlignedVector<T>>& stage) {
   auto& I = *impl_;
-  for (std::size_t fi = 0; fi < flux.size(); ++fi) {
-    I.flux[fi].upload(flux[fi].data(), index_t(flux[fi].size()));
-    I.stage[fi].upload(stage[fi].data(), index_t(stage[fi].size()));
-    I.view.flux[fi / 2][fi % 2] = I.flux[fi].p;
-    I.view.stage[fi / 2][fi % 2] = I.stage[fi].p;
+  I.bc = bc;
+  I.peaceman_rachford = peaceman_rachford;
+  I.face_expression.clear();
+  std::vector<T> values;
+  for (std::size_t fi = 0; fi < bc.faces().size(); ++fi) {
+    const Face& f = bc.faces()[fi];
+    const index_t n = f.size();
+    I.flux[fi].upload(flux[fi].data(), n);
+    I.stage[fi].upload(stage[fi].data(), n);
+    I.view.flux[f.axis][f.side] = I.flux[fi].p;
+    I.view.stage[f.axis][f.side] = I.stage[fi].p;
+    values.resize(std::size_t(n));
+    f.evaluate(I.grid, 0.0, values.data());
+    I.face_values[fi].upload(values.data(), n);  // (the size of the face; the values of constant data)
+    for (auto& a : I.face_scratch[fi]) a.allocate(n);
+    I.face_expression.push_back(f.value.uses_time() ? std::make_unique<DeviceExpression<T>>(f.value) : nullptr);
+  }
+}
+
+template <class T>
+void HeatGpu<T>::prepare_faces(double t, double dt) {
+  auto& I = *impl_;
+  typename Impl::FaceOps ops{I};
+  prepare_face_data(*I.bc, I.peaceman_rachford, t, dt, I.view.kappa, I.view.kappa0, ops);
+}
+
+template <class T>
+void HeatGpu<T>::impose_dirichlet(double t) {
+  auto& I = *impl_;
+  typename Impl::FaceOps ops{I};
+  for (std::size_t fi = 0; fi < I.bc->faces().size(); ++fi) {
+    const Face& f = I.bc->faces()[fi];
+    if (f.kind != BoundaryKind::dirichlet) continue;
+    const T* values = I.face_values[fi].p;
+    if (I.face_expression[fi]) {
+      ops.evaluate(fi, t, ops.g1(fi));
+      values = ops.g1(fi);
+    }
+    scatter_face<T><<<face_blocks(f.size()), 256>>>(I.view, f.axis, f.side, values, I.u.p);
+    TRIDSIM_CUDA_LAUNCH();
   }
 }
 
 template <class T>
 void HeatGpu<T>::upload_matrix(int axis, const tridiag::UniformMatrix<T>& M) {
   impl_->matrix[axis] = tridiag::UniformMatrixDevice<T>(M);
-}
-
-template <class T>
-void HeatGpu<T>::set_face_values(int face, const T* values) {
-  auto& I = *impl_;
-  const int axis = face / 2, side = face % 2;
-  DeviceArray<T> tmp;
-  tmp.upload(values, I.stage[face].n);
-  scatter_face<T><<<unsigned((tmp.n + 255) / 256), 256>>>(I.view, axis, side, tmp.p, I.u.p);
-  TRIDSIM_CUDA_LAUNCH();
-  TRIDSIM_CUDA(cudaDeviceSynchronize());
 }
 
 template <class T>
@@ -362,7 +439,6 @@ void HeatGpu<T>::step_douglas(double dt) {
       else I.sweep(a, load_du, I.store_at(a, AddToU<T>{I.u.p, last}));
     }
   }
-  TRIDSIM_CUDA(cudaDeviceSynchronize());
 }
 
 template <class T>
@@ -373,6 +449,10 @@ void HeatGpu<T>::step_peaceman_rachford(double dt) {
   if (I.extra.n == 0) I.extra.allocate(I.grid.size());  // u*
   I.sweep(0, I.load_at(0, PrStage1<T>{I.u.p, half}), tridiag::gpu::ArrayStore<T>{I.extra.p});
   I.sweep(1, I.load_at(1, PrStage2<T>{I.extra.p, half}), I.store_at(1, StoreU<T>{I.u.p}));
+}
+
+template <class T>
+void HeatGpu<T>::synchronize() {
   TRIDSIM_CUDA(cudaDeviceSynchronize());
 }
 

@@ -1,12 +1,13 @@
 #pragma once
 // The heat module's fields and ADI sweeps on a CUDA device. HeatModule keeps the host-side
-// logic (deck, boundary data of each step, matrices) and hands the arrays over; the fields
-// stay in device memory and cross to the host only for output and error norms.
+// logic (deck, matrices) and hands the arrays over; the fields, sources and boundary data of
+// each step are made in device memory, and cross to the host only for output and error norms.
 #include <array>
 #include <memory>
 #include <vector>
 
 #include "core/aligned.hpp"
+#include "core/boundary.hpp"
 #include "core/expression.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
@@ -37,15 +38,21 @@ class HeatGpu {
   // A time-dependent source evaluated on the device (compiled with NVRTC) instead of uploaded.
   void use_source_expression(const Expression& source);
   void evaluate_source(double t);
-  // Per face (2*axis + side): Neumann fluxes of the explicit part, Dirichlet stage values.
-  void upload_faces(const std::vector<AlignedVector<T>>& flux, const std::vector<AlignedVector<T>>& stage);
+  // The boundary (kept): the expressions of faces whose data move compiled for the device, and
+  // the face data of the first step (per face, as HeatModule's flux_ and face_data_).
+  void use_boundary(const Boundary& bc, bool peaceman_rachford, const std::vector<AlignedVector<T>>& flux,
+                    const std::vector<AlignedVector<T>>& stage);
+  // The boundary data of the step from t to t + dt, prepared on the device (face_data.hpp).
+  void prepare_faces(double t, double dt);
+  // u = g(t) on every Dirichlet face (faces of later axes win where faces meet).
+  void impose_dirichlet(double t);
   // The factored constant-coefficient line matrix of an axis.
   void upload_matrix(int axis, const tridiag::UniformMatrix<T>& M);
-  // Scatter values onto u at the nodes of face `face` (Dirichlet values at the end of a step).
-  void set_face_values(int face, const T* values);
 
+  // The steps are queued; synchronize() waits for them (and reports their errors).
   void step_douglas(double dt);
   void step_peaceman_rachford(double dt);
+  void synchronize();
   // min, max and sum of u (NaN-aware on the host side).
   std::array<double, 3> reduce_u() const;
 

@@ -10,7 +10,7 @@
 
 #include "core/aligned.hpp"
 #include "core/module.hpp"
-#include "physics/heat/boundary.hpp"
+#include "core/boundary.hpp"
 #include "solvers/cyclic_reduction/poisson.hpp"
 
 namespace tridsim {

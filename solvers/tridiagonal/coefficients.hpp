@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/aligned.hpp"
-#include "core/boundary.hpp"
+#include "core/boundary_kind.hpp"
 #include "core/diffusion.hpp"
 #include "core/errors.hpp"
 #include "core/types.hpp"

@@ -19,7 +19,7 @@
 
 #include "core/device_expression.hpp"
 #include "expression_cases.hpp"
-#include "physics/heat/boundary.hpp"
+#include "core/boundary.hpp"
 
 using namespace tridsim;
 

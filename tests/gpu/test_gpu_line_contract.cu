@@ -165,7 +165,8 @@ void check_family(GpuAlgorithm alg, index_t max_len) {
   std::mt19937 rng(7);
   const double tol = sizeof(T) == 8 ? 1e-11 : 2e-4;
   const std::vector<std::array<index_t, 3>> sizes = {{1, 3, 2},  {2, 5, 3},   {3, 4, 2},    {37, 11, 7},
-                                                     {67, 5, 9}, {257, 3, 33}, {300, 40, 2}, {513, 2, 2}};
+                                                     {67, 5, 9}, {257, 3, 33}, {300, 40, 2}, {513, 2, 2},
+                                                     {2, 300, 3}, {3, 2, 257}};
   for (const auto& n : sizes)
     for (int axis = 0; axis < 3; ++axis)
       for (bool padded : {false, true})

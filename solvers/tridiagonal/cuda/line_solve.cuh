@@ -340,6 +340,82 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
+// The hybrid on strided (y, z) lines with rows from arrays or a generator: a block takes
+// kHybridYzLines x-adjacent lines (thread = line, so a row of them is one contiguous run) and
+// cuts each into P segments, one per group of kHybridYzLines threads. Each thread keeps its
+// segment in registers (all loads in flight at once), eliminates within it, the reduced system
+// of the segments' ends is solved by PCR through shared memory, and each thread writes its rows.
+constexpr int kHybridYzLines = 16;
+
+template <class T, int M, class Rows, class Load, class Store>
+__global__ void __launch_bounds__(kHybridYzLines * 32)
+    hybrid_strided_lines(Geometry g, Rows rows, Load load, Store store) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  using detail::Row;
+  constexpr int X = kHybridYzLines;
+  const int lane = int(threadIdx.x) % X, w = int(threadIdx.x) / X, P = int(blockDim.x) / X;
+  Row<T>* const firsts = reinterpret_cast<Row<T>*>(smem_raw);  // [segment][line]
+  Row<T>* const lasts = firsts + P * X;
+  const index_t q = index_t(blockIdx.x) * X + lane;
+  const int n = int(g.n), len = n / P, rem = n % P;
+  const int L = q < g.count ? len + (w < rem ? 1 : 0) : 0;
+  const int start = w * len + (w < rem ? w : rem);
+  const index_t base = q < g.count ? detail::line_base(g, q) : 0, s = g.s;
+  T d[M], st[M], left = T(0);
+#pragma unroll
+  for (int k = 0; k < M; ++k)
+    if (k < L) {
+      const index_t o = base + index_t(start + k) * s;
+      d[k] = load(o, q, start + k);
+      if constexpr (!is_factored_v<Rows> && !is_array_rows_v<Rows>) st[k] = rows.stage(o, start + k);
+    }
+  if constexpr (!is_factored_v<Rows> && !is_array_rows_v<Rows>)
+    if (L > 0 && start > 0) left = rows.stage(base + index_t(start - 1) * s, start - 1);
+  T ap[M], cp[M], dp[M];
+  Row<T> first = detail::identity_row<T>(), last = detail::identity_row<T>();
+  detail::segment_eliminate<T, M>(L, [&](int k) {
+    const int r = start + k;
+    Row<T> row;
+    if constexpr (is_array_rows_v<Rows>) {
+      const index_t o = base + index_t(r) * s;
+      row.a = rows.a[o]; row.b = rows.b[o]; row.c = rows.c[o];
+    } else {
+      rows.row(r, k > 0 ? st[k - 1] : left, st[k], row.a, row.b, row.c);
+    }
+    if (r == 0) row.a = T(0);
+    if (r == n - 1) row.c = T(0);
+    row.d = d[k];
+    return row;
+  }, ap, cp, dp, first, last);
+  // PCR on the 2P rows (first, last) x segment: row stride 1, then 2, 4, ... (segment offsets).
+  auto exchange = [&] {
+    __syncthreads();
+    firsts[w * X + lane] = first;
+    lasts[w * X + lane] = last;
+    __syncthreads();
+  };
+  auto at = [&](const Row<T>* a, int seg) { return seg >= 0 && seg < P ? a[seg * X + lane] : detail::identity_row<T>(); };
+  exchange();
+  {
+    const Row<T> f = detail::pcr_step(first, at(lasts, w - 1), last);
+    last = detail::pcr_step(last, first, at(firsts, w + 1));
+    first = f;
+  }
+  for (int h = 1; h < P; h *= 2) {
+    exchange();
+    const Row<T> f = detail::pcr_step(first, at(firsts, w - h), at(firsts, w + h));
+    last = detail::pcr_step(last, at(lasts, w - h), at(lasts, w + h));
+    first = f;
+  }
+  const T xf = first.d / first.b, xl = last.d / last.b;
+#pragma unroll
+  for (int k = 0; k < M; ++k)
+    if (k < L) {
+      const int r = start + k;
+      store(base + index_t(r) * s, q, r, detail::segment_solution<T, M>(k, L, ap, cp, dp, xf, xl));
+    }
+}
+
 // ---- pcr: one block per line, one thread per row ----------------------------------------------
 
 template <class T, class Rows, class Load, class Store>
@@ -436,6 +512,20 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
       else
         launch<T>(scan_strided_lines<T, 32, Load, Store>, blocks, W * X, smem, stream, "scan_strided_lines", g, rows,
                   load, store);
+      return;
+    }
+  }
+  if constexpr (!is_factored_v<Rows>) {
+    if (L.axis != 0 && g.n >= 3 && g.n <= detail::kThomasPcrMax) {  // strided lines: segments across warps
+      const int P = detail::thomas_pcr_segments(g.n);
+      const unsigned blocks = detail::grid_size((g.count + kHybridYzLines - 1) / kHybridYzLines);
+      const std::size_t smem = 2 * std::size_t(P) * kHybridYzLines * sizeof(detail::Row<T>);
+      if (detail::thomas_pcr_segment_bound(g.n) <= 8)
+        launch<T>(hybrid_strided_lines<T, 8, Rows, Load, Store>, blocks, P * kHybridYzLines, smem, stream,
+                  "hybrid_strided_lines", g, rows, load, store);
+      else
+        launch<T>(hybrid_strided_lines<T, 16, Rows, Load, Store>, blocks, P * kHybridYzLines, smem, stream,
+                  "hybrid_strided_lines", g, rows, load, store);
       return;
     }
   }

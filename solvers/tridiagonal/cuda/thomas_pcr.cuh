@@ -55,6 +55,52 @@ __host__ __device__ constexpr index_t thomas_pcr_segment_bound(index_t n) {
   return n < 3 ? n : (n + thomas_pcr_segments(n) - 1) / thomas_pcr_segments(n);
 }
 
+// The hybrid's work on one segment of L >= 3 rows (row_at(k): row k of the segment with its
+// right-hand side, ends of the line already cut): eliminating within the segment leaves every
+// inner row as x_k + ap[k] x_first + cp[k] x_last = dp[k], and the segment's first and last
+// rows as rows of the reduced system, which couples the ends of neighbouring segments only:
+// first to the previous segment's last, last to the next segment's first.
+template <class T, int M, class RowAt>
+__device__ __forceinline__ void segment_eliminate(int L, const RowAt& row_at, T (&ap)[M], T (&cp)[M], T (&dp)[M],
+                                                  Row<T>& first, Row<T>& last) {
+  Row<T> r0 = identity_row<T>();
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < L) {
+      const Row<T> r = row_at(k);
+      if (k == 0) {
+        r0 = r;
+      } else if (k == 1) {
+        const T inv = T(1) / r.b;
+        ap[1] = r.a * inv; cp[1] = r.c * inv; dp[1] = r.d * inv;
+      } else {
+        const T inv = T(1) / (r.b - r.a * cp[k - 1]);
+        ap[k] = -r.a * ap[k - 1] * inv;
+        cp[k] = r.c * inv;
+        dp[k] = (r.d - r.a * dp[k - 1]) * inv;
+      }
+      if (k == L - 1 && k >= 2) last = {ap[k], T(1), cp[k], dp[k]};
+    }
+  }
+#pragma unroll
+  for (int k = M - 2; k >= 1; --k) {
+    if (k <= L - 3) {
+      const T ck = cp[k];
+      dp[k] -= ck * dp[k + 1];
+      ap[k] -= ck * ap[k + 1];
+      cp[k] = -ck * cp[k + 1];
+    }
+  }
+  if (L >= 3) first = {r0.a, r0.b - r0.c * ap[1], -r0.c * cp[1], r0.d - r0.c * dp[1]};
+}
+
+// Row k of the segment once its ends xf, xl are known.
+template <class T, int M>
+__device__ __forceinline__ T segment_solution(int k, int L, const T (&ap)[M], const T (&cp)[M], const T (&dp)[M],
+                                              T xf, T xl) {
+  return k == 0 ? xf : k == L - 1 ? xl : dp[k] - ap[k] * xf - cp[k] * xl;
+}
+
 template <class T, int M, class RowFn>
 __device__ __forceinline__ void thomas_pcr_warp(int lane, int n, T* sd, const RowFn& row) {
   if (n <= 2) {  // too short to split: solve directly
@@ -77,39 +123,14 @@ __device__ __forceinline__ void thomas_pcr_warp(int lane, int n, T* sd, const Ro
     const int start = lane * len + (lane < rem ? lane : rem);
     T ap[M], cp[M], dp[M];
     Row<T> first = identity_row<T>(), last = identity_row<T>();
-    T a0 = T(0), b0 = T(1), c0 = T(0), d0 = T(0);
-#pragma unroll
-    for (int k = 0; k < M; ++k) {
-      if (k < L) {
-        T a, b, c;
-        row(start + k, a, b, c);
-        if (start + k == 0) a = T(0);
-        if (start + k == n - 1) c = T(0);
-        const T dk = sd[pad(start + k)];
-        if (k == 0) {
-          a0 = a; b0 = b; c0 = c; d0 = dk;
-        } else if (k == 1) {
-          const T inv = T(1) / b;
-          ap[1] = a * inv; cp[1] = c * inv; dp[1] = dk * inv;
-        } else {
-          const T inv = T(1) / (b - a * cp[k - 1]);
-          ap[k] = -a * ap[k - 1] * inv;
-          cp[k] = c * inv;
-          dp[k] = (dk - a * dp[k - 1]) * inv;
-        }
-        if (k == L - 1 && k >= 2) last = {ap[k], T(1), cp[k], dp[k]};
-      }
-    }
-#pragma unroll
-    for (int k = M - 2; k >= 1; --k) {
-      if (k <= L - 3) {
-        const T ck = cp[k];
-        dp[k] -= ck * dp[k + 1];
-        ap[k] -= ck * ap[k + 1];
-        cp[k] = -ck * cp[k + 1];
-      }
-    }
-    if (active) first = {a0, b0 - c0 * ap[1], -c0 * cp[1], d0 - c0 * dp[1]};
+    segment_eliminate<T, M>(L, [&](int k) {
+      Row<T> r;
+      row(start + k, r.a, r.b, r.c);
+      if (start + k == 0) r.a = T(0);
+      if (start + k == n - 1) r.c = T(0);
+      r.d = sd[pad(start + k)];
+      return r;
+    }, ap, cp, dp, first, last);
 
     // PCR on the 64 rows (first, last) x lane: row stride 1, then 2, 4, ..., 32 (lane offsets).
     {
@@ -127,12 +148,8 @@ __device__ __forceinline__ void thomas_pcr_warp(int lane, int n, T* sd, const Ro
     }
     const T xf = first.d / first.b, xl = last.d / last.b;
 #pragma unroll
-    for (int k = 0; k < M; ++k) {
-      if (k < L) {
-        const T x = k == 0 ? xf : k == L - 1 ? xl : dp[k] - ap[k] * xf - cp[k] * xl;
-        sd[pad(start + k)] = x;
-      }
-    }
+    for (int k = 0; k < M; ++k)
+      if (k < L) sd[pad(start + k)] = segment_solution<T, M>(k, L, ap, cp, dp, xf, xl);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "physics/heat/boundary.hpp"
+#include "core/boundary.hpp"
 
 namespace tridsim {
 
@@ -8,6 +8,8 @@ const char* face_name(int axis, int side) {
   return names[axis][side];
 }
 }  // namespace
+
+const char* Face::name() const { return face_name(axis, side); }
 
 template <class T>
 void Face::evaluate(const Grid& g, double t, T* out) const {
