@@ -35,7 +35,7 @@
 #include <new>
 #include <string>
 
-#include "core/boundary.hpp"
+#include "core/boundary_kind.hpp"
 #include "core/types.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"

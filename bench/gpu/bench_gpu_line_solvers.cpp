@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "core/boundary.hpp"
+#include "core/boundary_kind.hpp"
 #include "core/types.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/cuda/batched_cuda.hpp"
