@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Time the heat and glioma decks of the GPU performance targets with `tridsim bench` (steps
-# only, nothing written): constant and variable diffusivity at 256^3, a time-dependent source
-# evaluated on the device, the 2D deck with and without its time-dependent data, glioma 256^3.
+# only, nothing written): constant and variable diffusivity at 256^3, time-dependent sources and
+# boundary data (evaluated on the device), the 2D deck with and without its time-dependent data,
+# glioma 256^3.
 # Usage: tools/gpu_deck_bench.sh TRIDSIM_BINARY [STEPS]        (prints one line per case)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,13 @@ for p in double float; do
   run "adi-benchmark 256^3 kappa=1+0.5x $p" inputs/adi-benchmark.yaml "precision=$p" 'heat.diffusivity=1 + 0.5*x'
   run "adi-benchmark 256^3 source=sin(3x)cos(t) $p" inputs/adi-benchmark.yaml "precision=$p" 'heat.source=sin(3*x)*cos(t)'
 done
+run "adi-benchmark 256^3 dirichlet g=1+sin(t)" inputs/adi-benchmark.yaml 'heat.boundary.all.value=1 + sin(t)'
+run "adi-benchmark 256^3 neumann g=0" inputs/adi-benchmark.yaml 'heat.boundary.all.type=neumann' \
+  'heat.boundary.all.value=0'
+run "adi-benchmark 256^3 neumann g=x*cos(t)" inputs/adi-benchmark.yaml 'heat.boundary.all.type=neumann' \
+  'heat.boundary.all.value=x*cos(t)'
+run "adi-benchmark 256^3 source and dirichlet data" inputs/adi-benchmark.yaml 'heat.source=sin(3*x)*cos(t)' \
+  'heat.boundary.all.value=1 + sin(t)'
 run "heat3d 256^3" inputs/heat3d.yaml "$N3"
 run "heat3d 256^3 source=sin(3x)cos(t)" inputs/heat3d.yaml "$N3" 'heat.source=sin(3*x)*cos(t)'
 run "heat2d 2049^2" inputs/heat2d.yaml 'grid.n=[2049,2049]'

@@ -241,6 +241,7 @@ struct HeatGpu<T>::Impl {
   std::array<tridiag::UniformMatrixDevice<T>, 3> matrix;
   std::array<tridiag::GpuAlgorithm, 3> solver{};
   T w[3] = {};  // dt/2 / h^2 of the current step
+  tridiag::gpu::PivotCache<T> pivots[3];  // variable kappa: the matrices change only with dt
   std::unique_ptr<DeviceExpression<T>> source;  // a time-dependent source, evaluated on the device
   // The boundary: per face, the expression of moving data, or the values of constant data.
   std::optional<Boundary> bc;
@@ -256,7 +257,7 @@ struct HeatGpu<T>::Impl {
     if (view.kappa) {
       const DiffusionRows<T, FaceMean::arithmetic> rows{view.kappa, grid.strides()[axis], grid.n[axis], w[axis],
                                                         view.dir[axis][0] != 0, view.dir[axis][1] != 0};
-      tridiag::gpu::solve_lines<T>(lines, rows, load, store, solver[axis]);
+      pivots[axis].solve(lines, rows, double(w[axis]), load, store, solver[axis]);
     } else {
       tridiag::gpu::solve_lines<T>(lines, tridiag::gpu::factored_rows(matrix[axis]), load, store, solver[axis]);
     }

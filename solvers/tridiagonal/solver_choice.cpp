@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tridsim_build_info.hpp"
 #if TRIDSIM_HAVE_CUDA
@@ -15,16 +16,16 @@ namespace {
 constexpr const char* kAxes[] = {"x", "y", "z"};
 
 tridiag::Algorithm cpu_algorithm(const DeckNode& node, const std::string& key, const std::string& name) {
-  if (name == "pcr") return tridiag::Algorithm::pcr;
-  if (name == "cr") return tridiag::Algorithm::cr;
-  if (name == "cusparse")
+  if (same_name(name, "pcr")) return tridiag::Algorithm::pcr;
+  if (same_name(name, "cr")) return tridiag::Algorithm::cr;
+  if (same_name(name, "cusparse"))
     node.fail(key, "cusparse is a GPU solver; with the cpu backend use auto, thomas, pcr or cr");
   return tridiag::Algorithm::thomas;  // auto and every GPU variant of Thomas
 }
 
 tridiag::GpuAlgorithm gpu_algorithm(const DeckNode& node, const std::string& key, const std::string& name, int axis,
                                     const Grid& grid, std::size_t elem_bytes, bool uniform) {
-  if (name == "cr") node.fail(key, "cr is a CPU solver; with the cuda backend use auto, thomas, thomas-naive, thomas-pcr or pcr");
+  if (same_name(name, "cr")) node.fail(key, "cr is a CPU solver; with the cuda backend use auto, thomas, thomas-naive, thomas-pcr or pcr");
   const tridiag::GpuAlgorithm alg = *tridiag::parse_gpu_algorithm(name);
 #if TRIDSIM_HAVE_CUDA
   const auto lines = tridiag::LineSet::dense(grid, axis);
@@ -50,9 +51,12 @@ SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, Backend bac
     const DeckNode& node = per_axis ? *map : s;
     const std::string key = per_axis ? kAxes[a] : "solver";
     const std::string name = per_axis ? map->get_or<std::string>(key, "auto") : all;
-    if (name != "cr" && !tridiag::parse_gpu_algorithm(name))
-      node.fail(key, "unknown line solver '" + name + "'; valid: " + tridiag::gpu_algorithm_names() +
-                         " (GPU) and thomas, pcr, cr (CPU)");
+    if (!same_name(name, "cr") && !tridiag::parse_gpu_algorithm(name)) {
+      std::vector<std::string> names = names_of(tridiag::kGpuAlgorithmNames);
+      names.emplace_back("cr");
+      node.fail(key, "unknown line solver: " + unknown_name_message(name, names) +
+                         " (cr runs on the cpu backend only, thomas-shuffle and cusparse on cuda only)");
+    }
     if (backend != Backend::cuda) choice.cpu[a] = cpu_algorithm(node, key, name);
     if (backend == Backend::cuda) choice.gpu[a] = gpu_algorithm(node, key, name, a, grid, elem_bytes, uniform);
   }
