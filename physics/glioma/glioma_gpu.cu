@@ -135,12 +135,11 @@ struct GliomaGpu<T>::Impl {
 
   std::array<tridiag::GpuAlgorithm, 3> solver{};
   T w[3] = {};  // dt/2 / h^2: line matrices I - w A
-  tridiag::gpu::PivotCache<T> pivots[3];  // the matrices change only with dt
 
   template <class Load, class Store>
   void sweep(int axis, const Load& load, const Store& store) {
     const DiffusionRows<T, FaceMean::harmonic> rows{view.D, grid.strides()[axis], grid.n[axis], w[axis], false, false};
-    pivots[axis].solve(tridiag::LineSet::dense(grid, axis), rows, double(w[axis]), load, store, solver[axis]);
+    tridiag::gpu::solve_lines<T>(tridiag::LineSet::dense(grid, axis), rows, load, store, solver[axis]);
   }
   void set_step(double dt) {
     for (int a = 0; a < 3; ++a) {

@@ -42,7 +42,7 @@ struct View {
   int dir[3][2];   // Dirichlet face?
   const T* flux[3][2];
   const T* stage[3][2];
-  T ck[3];  // dt / h^2 * kappa0 of the current step
+  T c[3];  // dt / h^2 of the current step
 
   __device__ T kap(index_t o) const { return kappa ? kappa[o] : kappa0; }
   __device__ index_t face_index(int axis, index_t i, index_t j, index_t k) const {
@@ -99,12 +99,17 @@ struct DouglasRhs {  // dt (A u + b) with Dirichlet stage values on x faces
   __device__ T operator()(const View<T>& v, index_t o, index_t i, index_t j, index_t k) const {
     const bool interior = i > 0 && i < v.n[0] - 1 && (v.dim < 2 || (j > 0 && j < v.n[1] - 1)) &&
                           (v.dim < 3 || (k > 0 && k < v.n[2] - 1));
-    if (interior && !v.kappa) {  // the common case, without the boundary branches; the
-      // terms are summed in the CPU's order so both backends round alike
+    if (interior) {  // the common case, without the boundary branches; the terms are summed
+      // in the CPU's order so both backends round alike
       T out = v.f ? dt * v.f[o] : T(0);
-      out += diffusion_difference(v.ck[0], u[o - 1], u[o], u[o + 1]);
-      if (v.dim > 1) out += diffusion_difference(v.ck[1], u[o - v.sy], u[o], u[o + v.sy]);
-      if (v.dim > 2) out += diffusion_difference(v.ck[2], u[o - v.sz], u[o], u[o + v.sz]);
+      const T k = v.kap(o);
+      for (int a = 0; a < v.dim; ++a) {
+        const index_t s = v.stride(a);
+        out += v.kappa ? v.c[a] * diffusion_difference(face_mean<FaceMean::arithmetic>(k, v.kappa[o - s]),
+                                                        face_mean<FaceMean::arithmetic>(k, v.kappa[o + s]),
+                                                        u[o - s], u[o], u[o + s])
+                       : diffusion_difference(v.c[a] * v.kappa0, u[o - s], u[o], u[o + s]);
+      }
       return out;
     }
     if (v.on_dirichlet_line(j, k, 0)) return T(0);
@@ -241,7 +246,6 @@ struct HeatGpu<T>::Impl {
   std::array<tridiag::UniformMatrixDevice<T>, 3> matrix;
   std::array<tridiag::GpuAlgorithm, 3> solver{};
   T w[3] = {};  // dt/2 / h^2 of the current step
-  tridiag::gpu::PivotCache<T> pivots[3];  // variable kappa: the matrices change only with dt
   std::unique_ptr<DeviceExpression<T>> source;  // a time-dependent source, evaluated on the device
   // The boundary: per face, the expression of moving data, or the values of constant data.
   std::optional<Boundary> bc;
@@ -257,7 +261,7 @@ struct HeatGpu<T>::Impl {
     if (view.kappa) {
       const DiffusionRows<T, FaceMean::arithmetic> rows{view.kappa, grid.strides()[axis], grid.n[axis], w[axis],
                                                         view.dir[axis][0] != 0, view.dir[axis][1] != 0};
-      pivots[axis].solve(lines, rows, double(w[axis]), load, store, solver[axis]);
+      tridiag::gpu::solve_lines<T>(lines, rows, load, store, solver[axis]);
     } else {
       tridiag::gpu::solve_lines<T>(lines, tridiag::gpu::factored_rows(matrix[axis]), load, store, solver[axis]);
     }
@@ -425,7 +429,7 @@ void HeatGpu<T>::step_douglas(double dt) {
   for (int a = 0; a < 3; ++a) {
     I.w[a] = T(0.5 * dt) * I.view.ih2[a];
     const double h = I.grid.h(a);
-    I.view.ck[a] = h > 0 ? T(dt) / T(h * h) * I.view.kappa0 : T(0);
+    I.view.c[a] = h > 0 ? T(dt) / T(h * h) : T(0);
   }
   const int d = I.grid.dim, last = d - 1;
   const auto rhs = I.load_at(0, DouglasRhs<T>{I.u.p, T(dt)});

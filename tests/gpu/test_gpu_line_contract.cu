@@ -39,14 +39,9 @@ struct FusedStore {
   __device__ void operator()(index_t o, index_t, int, T x) const { out[o] = T(3) * x + src[o]; }
 };
 
-// pivoted: the arithmetic generator through a PivotCache (inverse pivots kept between solves).
-enum class Source { factored, arrays, arithmetic, harmonic, pivoted };
+enum class Source { factored, arrays, arithmetic, harmonic };
 const char* source_name(Source s) {
-  return s == Source::factored     ? "factored"
-         : s == Source::arrays     ? "arrays"
-         : s == Source::arithmetic ? "arithmetic"
-         : s == Source::harmonic   ? "harmonic"
-                                   : "pivoted";
+  return s == Source::factored ? "factored" : s == Source::arrays ? "arrays" : s == Source::arithmetic ? "arithmetic" : "harmonic";
 }
 
 template <class T>
@@ -93,8 +88,7 @@ struct Problem {
     switch (source) {
       case Source::factored: A = ua[r]; B = ub[r]; C = uc[r]; return;
       case Source::arrays: A = a[o]; B = b[o]; C = c[o]; return;
-      case Source::arithmetic:
-      case Source::pivoted: {
+      case Source::arithmetic: {
         const auto g = rows<FaceMean::arithmetic>(kappa.data());
         g.row(r, r > 0 ? g.stage(o - stride(), r - 1) : T(0), g.stage(o, r), A, B, C);
         return;
@@ -149,12 +143,6 @@ double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg) {
     case Source::arrays: tridiag::gpu::solve_lines<T>(L, tridiag::gpu::ArrayRows<T>{a.p, b.p, c.p}, load, store, alg); break;
     case Source::arithmetic: tridiag::gpu::solve_lines<T>(L, P.template rows<FaceMean::arithmetic>(kappa.p), load, store, alg); break;
     case Source::harmonic: tridiag::gpu::solve_lines<T>(L, P.template rows<FaceMean::harmonic>(kappa.p), load, store, alg); break;
-    case Source::pivoted: {
-      tridiag::gpu::PivotCache<T> cache;
-      for (int k = 0; k < 2; ++k)  // factored, then reused
-        cache.solve(L, P.template rows<FaceMean::arithmetic>(kappa.p), double(P.w), load, store, alg);
-      break;
-    }
   }
   TRIDSIM_CUDA(cudaDeviceSynchronize());
   std::vector<T> got(P.lay.size());
@@ -182,7 +170,7 @@ void check_family(GpuAlgorithm alg, index_t max_len) {
   for (const auto& n : sizes)
     for (int axis = 0; axis < 3; ++axis)
       for (bool padded : {false, true})
-        for (Source s : {Source::factored, Source::arrays, Source::arithmetic, Source::harmonic, Source::pivoted}) {
+        for (Source s : {Source::factored, Source::arrays, Source::arithmetic, Source::harmonic}) {
           if (n[axis] > max_len) continue;
           const auto lay = padded ? testing::Layout::padded(n) : testing::Layout::dense(n);
           const Problem<T> P(lay, axis, s, rng);

@@ -13,8 +13,6 @@
 //                             one value staged per element (e.g. the face diffusivity to its
 //                             right, DiffusionRows in core/diffusion.hpp), row r formed from the
 //                             staged values of rows r-1 and r, so no kernel reads neighbours.
-//   PivotedRows<T, Gen>       a generator with its inverse pivots from factor_lines: for rows
-//                             that stay the same over many solves (a constant time step)
 // Every element is loaded once and stored once; coefficients are read once (arrays) or
 // generated from one staged value per element.
 #include <algorithm>
@@ -53,15 +51,6 @@ struct ArrayRows {
   const T* c;
 };
 
-// A generator's rows with their inverse pivots m precomputed (factor_lines, one value per
-// element in the layout of the lines): the thomas recurrence then needs no division. Other
-// families solve with the generator alone.
-template <class T, class Rows>
-struct PivotedRows {
-  Rows rows;
-  const T* m;
-};
-
 template <class T>
 struct ArrayLoad {
   const T* p;
@@ -78,10 +67,6 @@ template <class R>
 inline constexpr bool is_array_rows_v = false;
 template <class T>
 inline constexpr bool is_array_rows_v<ArrayRows<T>> = true;
-template <class R>
-inline constexpr bool is_pivoted_v = false;
-template <class T, class R>
-inline constexpr bool is_pivoted_v<PivotedRows<T, R>> = true;
 template <class L>
 inline constexpr bool is_array_load_v = false;
 template <class T>
@@ -92,9 +77,9 @@ template <class T>
 inline constexpr bool is_array_store_v<ArrayStore<T>> = true;
 
 // Values staged per element besides the right-hand side: none for a factored matrix, a, b, c
-// for arrays, one for a generator, two (its value and m) for a pivoted generator.
+// for arrays, one for a generator.
 template <class R>
-inline constexpr int kStaged = is_factored_v<R> ? 0 : is_array_rows_v<R> ? 3 : is_pivoted_v<R> ? 2 : 1;
+inline constexpr int kStaged = is_factored_v<R> ? 0 : is_array_rows_v<R> ? 3 : 1;
 
 // ---- the recurrence of one line held in shared memory -----------------------------------------
 //
@@ -110,18 +95,6 @@ __device__ __forceinline__ void thomas_line(const Rows& rows, int n, T* d, T* st
       d[at(r)] = prev;
     }
     for (int r = n - 2; r >= 0; --r) prev = d[at(r)] -= __ldg(rows.cp + r) * prev;
-  } else if constexpr (is_pivoted_v<Rows>) {  // st: the generator's values, then m; c' over the former
-    T left = T(0);
-    for (int r = 0; r < n; ++r) {
-      T A, B, C;
-      const T right = st[at(r)], mr = st[plane + at(r)];
-      rows.rows.row(r, left, right, A, B, C);
-      left = right;
-      st[at(r)] = C * mr;
-      prev = (d[at(r)] - A * prev) * mr;
-      d[at(r)] = prev;
-    }
-    for (int r = n - 2; r >= 0; --r) prev = d[at(r)] -= st[at(r)] * prev;
   } else {
     T cprev = T(0), left = T(0);
     for (int r = 0; r < n; ++r) {
@@ -155,9 +128,6 @@ __device__ __forceinline__ void stage_element(const Rows& rows, const Load& load
     st[p] = rows.a[o];
     st[plane + p] = rows.b[o];
     st[2 * plane + p] = rows.c[o];
-  } else if constexpr (is_pivoted_v<Rows>) {
-    st[p] = rows.rows.stage(o, r);
-    st[plane + p] = rows.m[o];
   } else if constexpr (!is_factored_v<Rows>) {
     st[p] = rows.stage(o, r);
   }
@@ -225,36 +195,6 @@ int tile_lines(index_t n, const detail::Limits& lim) {
   if (per_line > lim.optin) return 0;
   const std::size_t budget = std::max<std::size_t>(per_line, std::min(lim.optin, lim.per_sm / 3));
   return int(std::min<std::size_t>(32, budget / per_line));
-}
-
-// ---- factor_lines: the inverse pivots of a generator's lines, one thread per line -------------
-
-template <class T, class Rows>
-__global__ void factor_lines_kernel(Geometry g, Rows rows, T* __restrict__ m) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= g.count) return;
-  const index_t base = detail::line_base(g, q);
-  T cprev = T(0), left = T(0);
-  for (int r = 0; r < int(g.n); ++r) {
-    const index_t o = base + index_t(r) * g.s;
-    T A, B, C;
-    const T right = rows.stage(o, r);
-    rows.row(r, left, right, A, B, C);
-    left = right;
-    const T inv = T(1) / (B - A * cprev);
-    m[o] = inv;
-    cprev = C * inv;
-  }
-}
-
-// Inverse pivots of the lines of L (m: device memory in their layout), for PivotedRows.
-template <class T, class Rows>
-void factor_lines(const LineSet& L, const Rows& rows, T* m, cudaStream_t stream = 0) {
-  if (!detail::validate(L, "factor_lines (cuda)")) return;
-  const Geometry g = detail::geometry(L);
-  constexpr int threads = 128;
-  factor_lines_kernel<T><<<detail::grid_size((g.count + threads - 1) / threads), threads, 0, stream>>>(g, rows, m);
-  detail::check_cuda(cudaGetLastError(), "launch of factor_lines", __FILE__, __LINE__);
 }
 
 // ---- thomas-naive: one thread per line, d' and c' in global scratch ---------------------------
@@ -608,10 +548,6 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
 template <class T, class Rows, class Load, class Store>
 void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Store& store, GpuAlgorithm alg,
                  cudaStream_t stream = 0) {
-  if constexpr (is_pivoted_v<Rows>) {
-    if (resolve_gpu_algorithm(alg, L, false, sizeof(T), false) != GpuAlgorithm::thomas)
-      return solve_lines<T>(L, rows.rows, load, store, alg, stream);
-  }
   if (!detail::validate(L, "tridiagonal solver (cuda)")) return;
   alg = resolve_gpu_algorithm(alg, L, is_factored_v<Rows>, sizeof(T), false);
   if (const std::string why = gpu_unsupported_reason(alg, L, false); !why.empty())
@@ -632,50 +568,9 @@ void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Sto
   // that reads as well) runs faster in the tiled kernel, off the back substitution's path.
   if constexpr (is_factored_v<Rows> && is_array_load_v<Load> && is_array_store_v<Store>)
     if (detail::launch_uniform_smem<T>(L, rows.a, rows.m, rows.cp, load.p, store, stream)) return;
-  if (tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device())) == 0) {
-    if constexpr (is_pivoted_v<Rows>) return launch_naive<T>(g, rows.rows, load, store, stream);
-    else return launch_naive<T>(g, rows, load, store, stream);  // lines too long for shared memory
-  }
+  if (tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device())) == 0)
+    return launch_naive<T>(g, rows, load, store, stream);  // lines too long for shared memory
   launch_tiled<T>(L, g, rows, load, store, stream);
 }
-
-// The rows a module solves with every step: a generator as given, or, for the thomas family,
-// with inverse pivots kept between calls while `key` (what the rows depend on that changes,
-// e.g. their w) stays the same. Owns the pivots' device memory.
-template <class T>
-class PivotCache {
- public:
-  PivotCache() = default;
-  PivotCache(const PivotCache&) = delete;
-  PivotCache& operator=(const PivotCache&) = delete;
-  ~PivotCache() { cudaFree(m_); }  // (errors at teardown are ignored)
-
-  template <class Rows, class Load, class Store>
-  void solve(const LineSet& L, const Rows& rows, double key, const Load& load, const Store& store, GpuAlgorithm alg,
-             cudaStream_t stream = 0) {
-    if (resolve_gpu_algorithm(alg, L, false, sizeof(T), false) != GpuAlgorithm::thomas)
-      return solve_lines<T>(L, rows, load, store, alg, stream);
-    index_t span = 1;
-    for (int a = 0; a < 3; ++a) span += (L.n[a] - 1) * L.stride[a];
-    if (span > size_) {
-      TRIDIAG_CUDA(cudaFree(m_));
-      m_ = nullptr;
-      size_ = 0;
-      TRIDIAG_CUDA(cudaMalloc(&m_, sizeof(T) * std::size_t(span)));
-      size_ = span;
-      valid_ = false;
-    }
-    if (!valid_ || key != key_) factor_lines<T>(L, rows, m_, stream);
-    valid_ = true;
-    key_ = key;
-    solve_lines<T>(L, PivotedRows<T, Rows>{rows, m_}, load, store, alg, stream);
-  }
-
- private:
-  T* m_ = nullptr;
-  index_t size_ = 0;
-  double key_ = 0;
-  bool valid_ = false;
-};
 
 }  // namespace tridsim::tridiag::gpu
