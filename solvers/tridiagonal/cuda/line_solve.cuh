@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(kPcrWarps * 32)
   if constexpr (is_factored_v<Rows>) {
     detail::uniform_scan_warp<T, M>(lane, n, sd, rows.scan);
   } else {
-    detail::thomas_pcr_warp<T, M>(lane, n, sd, [&](int r, T& A, T& B, T& C) {
+    detail::thomas_pcr_warp<T, M>(lane, n, sd, [](int r) { return pad(r); }, [&](int r, T& A, T& B, T& C) {
       if constexpr (is_array_rows_v<Rows>) {
         A = st[pad(r)];
         B = st[np + pad(r)];
@@ -340,80 +340,55 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
-// The hybrid on strided (y, z) lines with rows from arrays or a generator: a block takes
-// kHybridYzLines x-adjacent lines (thread = line, so a row of them is one contiguous run) and
-// cuts each into P segments, one per group of kHybridYzLines threads. Each thread keeps its
-// segment in registers (all loads in flight at once), eliminates within it, the reduced system
-// of the segments' ends is solved by PCR through shared memory, and each thread writes its rows.
-constexpr int kHybridYzLines = 16;
-
+// The hybrid on strided (y, z) lines with rows from arrays or a generator: a block stages a tile
+// of x-adjacent lines as thomas_tiled does (a row of the tile is one contiguous run), then each
+// warp solves lines of the tile with thomas_pcr_warp, and the block stores. Layout: row r of
+// line l at r * lines + l + r / 8, so that lanes reading rows a segment apart hit different banks.
 template <class T, int M, class Rows, class Load, class Store>
-__global__ void __launch_bounds__(kHybridYzLines * 32)
-    hybrid_strided_lines(Geometry g, Rows rows, Load load, Store store) {
+__global__ void __launch_bounds__(kTileThreads)
+    thomas_pcr_tiled(Geometry g, int lines, Rows rows, Load load, Store store) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  using detail::Row;
-  constexpr int X = kHybridYzLines;
-  const int lane = int(threadIdx.x) % X, w = int(threadIdx.x) / X, P = int(blockDim.x) / X;
-  Row<T>* const firsts = reinterpret_cast<Row<T>*>(smem_raw);  // [segment][line]
-  Row<T>* const lasts = firsts + P * X;
-  const index_t q = index_t(blockIdx.x) * X + lane;
-  const int n = int(g.n), len = n / P, rem = n % P;
-  const int L = q < g.count ? len + (w < rem ? 1 : 0) : 0;
-  const int start = w * len + (w < rem ? w : rem);
-  const index_t base = q < g.count ? detail::line_base(g, q) : 0, s = g.s;
-  T d[M], st[M], left = T(0);
-#pragma unroll
-  for (int k = 0; k < M; ++k)
-    if (k < L) {
-      const index_t o = base + index_t(start + k) * s;
-      d[k] = load(o, q, start + k);
-      if constexpr (!is_factored_v<Rows> && !is_array_rows_v<Rows>) st[k] = rows.stage(o, start + k);
-    }
-  if constexpr (!is_factored_v<Rows> && !is_array_rows_v<Rows>)
-    if (L > 0 && start > 0) left = rows.stage(base + index_t(start - 1) * s, start - 1);
-  T ap[M], cp[M], dp[M];
-  Row<T> first = detail::identity_row<T>(), last = detail::identity_row<T>();
-  detail::segment_eliminate<T, M>(L, [&](int k) {
-    const int r = start + k;
-    Row<T> row;
-    if constexpr (is_array_rows_v<Rows>) {
-      const index_t o = base + index_t(r) * s;
-      row.a = rows.a[o]; row.b = rows.b[o]; row.c = rows.c[o];
-    } else {
-      rows.row(r, k > 0 ? st[k - 1] : left, st[k], row.a, row.b, row.c);
-    }
-    if (r == 0) row.a = T(0);
-    if (r == n - 1) row.c = T(0);
-    row.d = d[k];
-    return row;
-  }, ap, cp, dp, first, last);
-  // PCR on the 2P rows (first, last) x segment: row stride 1, then 2, 4, ... (segment offsets).
-  auto exchange = [&] {
-    __syncthreads();
-    firsts[w * X + lane] = first;
-    lasts[w * X + lane] = last;
-    __syncthreads();
-  };
-  auto at = [&](const Row<T>* a, int seg) { return seg >= 0 && seg < P ? a[seg * X + lane] : detail::identity_row<T>(); };
-  exchange();
-  {
-    const Row<T> f = detail::pcr_step(first, at(lasts, w - 1), last);
-    last = detail::pcr_step(last, first, at(firsts, w + 1));
-    first = f;
+  T* const d = reinterpret_cast<T*>(smem_raw);
+  const int n = int(g.n);
+  const index_t plane = index_t(n) * lines + n / 8 + 1;
+  T* const st = d + plane;
+  const index_t q0 = index_t(blockIdx.x) * lines;
+  const int nl = int(g.count - q0 < index_t(lines) ? g.count - q0 : index_t(lines));
+  const int tid = int(threadIdx.x), step = kTileThreads / lines;
+  auto pos = [&](int l, int r) { return index_t(r) * lines + l + r / 8; };
+  const int l = tid % lines;
+  const bool loads = l < nl && tid < step * lines;
+  const index_t base = loads ? detail::line_base(g, q0 + l) : 0;
+  if (loads) {
+#pragma unroll 4
+    for (int r = tid / lines; r < n; r += step)
+      stage_element(rows, load, base + index_t(r) * g.s, q0 + l, r, d, st, plane, pos(l, r));
   }
-  for (int h = 1; h < P; h *= 2) {
-    exchange();
-    const Row<T> f = detail::pcr_step(first, at(firsts, w - h), at(firsts, w + h));
-    last = detail::pcr_step(last, at(lasts, w - h), at(lasts, w + h));
-    first = f;
+  __syncthreads();
+  const int lane = tid % kWarp;
+  for (int line = tid / kWarp; line < nl; line += kTileThreads / kWarp)
+    detail::thomas_pcr_warp<T, M>(lane, n, d, [&](int r) { return pos(line, r); }, [&](int r, T& A, T& B, T& C) {
+      if constexpr (is_array_rows_v<Rows>) {
+        A = st[pos(line, r)];
+        B = st[plane + pos(line, r)];
+        C = st[2 * plane + pos(line, r)];
+      } else {
+        rows.row(r, r > 0 ? st[pos(line, r - 1)] : T(0), st[pos(line, r)], A, B, C);
+      }
+    });
+  __syncthreads();
+  if (loads)
+    for (int r = tid / lines; r < n; r += step) store(base + index_t(r) * g.s, q0 + l, r, d[pos(l, r)]);
+}
+
+// Lines per tile of thomas_pcr_tiled: 16, or fewer so that three blocks fit on a multiprocessor.
+template <class T, class Rows>
+int pcr_tile_lines(index_t n, const detail::Limits& lim) {
+  for (int lines = 16; lines >= 1; lines /= 2) {
+    const std::size_t smem = std::size_t(1 + kStaged<Rows>) * sizeof(T) * std::size_t(n * lines + n / 8 + 1);
+    if (smem <= lim.per_sm / 3 || (lines == 1 && smem <= lim.optin)) return lines;
   }
-  const T xf = first.d / first.b, xl = last.d / last.b;
-#pragma unroll
-  for (int k = 0; k < M; ++k)
-    if (k < L) {
-      const int r = start + k;
-      store(base + index_t(r) * s, q, r, detail::segment_solution<T, M>(k, L, ap, cp, dp, xf, xl));
-    }
+  return 0;
 }
 
 // ---- pcr: one block per line, one thread per row ----------------------------------------------
@@ -516,16 +491,16 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
     }
   }
   if constexpr (!is_factored_v<Rows>) {
-    if (L.axis != 0 && g.n >= 3 && g.n <= detail::kThomasPcrMax) {  // strided lines: segments across warps
-      const int P = detail::thomas_pcr_segments(g.n);
-      const unsigned blocks = detail::grid_size((g.count + kHybridYzLines - 1) / kHybridYzLines);
-      const std::size_t smem = 2 * std::size_t(P) * kHybridYzLines * sizeof(detail::Row<T>);
+    const int lines = pcr_tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device()));
+    if (L.axis != 0 && lines > 0) {  // strided lines: a staged tile, a warp per line
+      const std::size_t smem = std::size_t(1 + kStaged<Rows>) * sizeof(T) * std::size_t(g.n * lines + g.n / 8 + 1);
+      const unsigned blocks = detail::grid_size((g.count + lines - 1) / lines);
       if (detail::thomas_pcr_segment_bound(g.n) <= 8)
-        launch<T>(hybrid_strided_lines<T, 8, Rows, Load, Store>, blocks, P * kHybridYzLines, smem, stream,
-                  "hybrid_strided_lines", g, rows, load, store);
+        launch<T>(thomas_pcr_tiled<T, 8, Rows, Load, Store>, blocks, kTileThreads, smem, stream, "thomas_pcr_tiled", g,
+                  lines, rows, load, store);
       else
-        launch<T>(hybrid_strided_lines<T, 16, Rows, Load, Store>, blocks, P * kHybridYzLines, smem, stream,
-                  "hybrid_strided_lines", g, rows, load, store);
+        launch<T>(thomas_pcr_tiled<T, 16, Rows, Load, Store>, blocks, kTileThreads, smem, stream, "thomas_pcr_tiled",
+                  g, lines, rows, load, store);
       return;
     }
   }

@@ -3,10 +3,10 @@
 // kernels (an ADI sweep that forms its right-hand side while loading) can call it as well as
 // the batched solver (warp_solvers.cu, where the method is described).
 //
-// thomas_pcr_warp<T, M>(lane, n, sd, row): the 32 lanes of a warp solve the line whose
-// right-hand side sits in shared memory at sd[pad(r)], r = 0 .. n-1, overwriting it with the
+// thomas_pcr_warp<T, M>(lane, n, sd, at, row): the 32 lanes of a warp solve the line whose
+// right-hand side sits in shared memory at sd[at(r)], r = 0 .. n-1, overwriting it with the
 // solution; row(r, a, b, c) gives row r's coefficients (a for r = 0 and c for r = n-1 are
-// ignored). M must be at least the longest segment, thomas_pcr_segment_bound(n). Call with the
+// ignored). `at` should spread rows a segment apart over banks (pad does for one line). M must be at least the longest segment, thomas_pcr_segment_bound(n). Call with the
 // whole warp converged, after a __syncwarp() that makes sd visible; __syncwarp() before reading
 // the solution.
 #include "core/types.hpp"
@@ -101,19 +101,19 @@ __device__ __forceinline__ T segment_solution(int k, int L, const T (&ap)[M], co
   return k == 0 ? xf : k == L - 1 ? xl : dp[k] - ap[k] * xf - cp[k] * xl;
 }
 
-template <class T, int M, class RowFn>
-__device__ __forceinline__ void thomas_pcr_warp(int lane, int n, T* sd, const RowFn& row) {
+template <class T, int M, class At, class RowFn>
+__device__ __forceinline__ void thomas_pcr_warp(int lane, int n, T* sd, const At& at, const RowFn& row) {
   if (n <= 2) {  // too short to split: solve directly
     if (lane == 0) {
       T a0, b0, c0, a1, b1, c1;
       row(0, a0, b0, c0);
       if (n == 1) {
-        sd[0] = sd[0] / b0;
+        sd[at(0)] = sd[at(0)] / b0;
       } else {
         row(1, a1, b1, c1);
-        const T d0 = sd[pad(0)], d1 = sd[pad(1)], det = b0 * b1 - c0 * a1;
-        sd[pad(0)] = (d0 * b1 - c0 * d1) / det;
-        sd[pad(1)] = (b0 * d1 - a1 * d0) / det;
+        const T d0 = sd[at(0)], d1 = sd[at(1)], det = b0 * b1 - c0 * a1;
+        sd[at(0)] = (d0 * b1 - c0 * d1) / det;
+        sd[at(1)] = (b0 * d1 - a1 * d0) / det;
       }
     }
   } else {
@@ -128,7 +128,7 @@ __device__ __forceinline__ void thomas_pcr_warp(int lane, int n, T* sd, const Ro
       row(start + k, r.a, r.b, r.c);
       if (start + k == 0) r.a = T(0);
       if (start + k == n - 1) r.c = T(0);
-      r.d = sd[pad(start + k)];
+      r.d = sd[at(start + k)];
       return r;
     }, ap, cp, dp, first, last);
 
@@ -149,7 +149,7 @@ __device__ __forceinline__ void thomas_pcr_warp(int lane, int n, T* sd, const Ro
     const T xf = first.d / first.b, xl = last.d / last.b;
 #pragma unroll
     for (int k = 0; k < M; ++k)
-      if (k < L) sd[pad(start + k)] = segment_solution<T, M>(k, L, ap, cp, dp, xf, xl);
+      if (k < L) sd[at(start + k)] = segment_solution<T, M>(k, L, ap, cp, dp, xf, xl);
   }
 }
 
