@@ -108,7 +108,7 @@ __device__ __forceinline__ void thomas_line(const Rows& rows, int n, T* d, T* st
         rows.row(r, left, right, A, B, C);
         left = right;
       }
-      const T inv = T(1) / (B - A * cprev);
+      const T inv = detail::reciprocal(B - A * cprev);
       cprev = r + 1 < n ? C * inv : T(0);
       st[(is_array_rows_v<Rows> ? 2 * plane : 0) + at(r)] = cprev;
       prev = (d[at(r)] - A * prev) * inv;
@@ -224,7 +224,7 @@ __global__ void thomas_global(Geometry g, Rows rows, Load load, Store store, T* 
         rows.row(r, left, right, A, B, C);
         left = right;
       }
-      const T inv = T(1) / (B - A * cprev);
+      const T inv = detail::reciprocal(B - A * cprev);
       cprev = r + 1 < n ? C * inv : T(0);
       cscr[at(r)] = cprev;
       prev = (rhs - A * prev) * inv;

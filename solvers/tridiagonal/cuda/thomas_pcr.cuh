@@ -31,7 +31,7 @@ __device__ __forceinline__ Row<T> identity_row() {
 // One PCR step of row `me` with its neighbours `lo` (stride rows above) and `hi` (below).
 template <class T>
 __device__ __forceinline__ Row<T> pcr_step(const Row<T>& me, const Row<T>& lo, const Row<T>& hi) {
-  const T k1 = me.a / lo.b, k2 = me.c / hi.b;
+  const T k1 = me.a * reciprocal(lo.b), k2 = me.c * reciprocal(hi.b);
   return {-lo.a * k1, me.b - lo.c * k1 - hi.a * k2, -hi.c * k2, me.d - lo.d * k1 - hi.d * k2};
 }
 
@@ -71,10 +71,10 @@ __device__ __forceinline__ void segment_eliminate(int L, const RowAt& row_at, T 
       if (k == 0) {
         r0 = r;
       } else if (k == 1) {
-        const T inv = T(1) / r.b;
+        const T inv = reciprocal(r.b);
         ap[1] = r.a * inv; cp[1] = r.c * inv; dp[1] = r.d * inv;
       } else {
-        const T inv = T(1) / (r.b - r.a * cp[k - 1]);
+        const T inv = reciprocal(r.b - r.a * cp[k - 1]);
         ap[k] = -r.a * ap[k - 1] * inv;
         cp[k] = r.c * inv;
         dp[k] = (r.d - r.a * dp[k - 1]) * inv;
