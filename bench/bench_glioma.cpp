@@ -73,6 +73,7 @@ void step(benchmark::State& state, const char* backend, const char* scheme) {
   double t = 0;
   for (auto _ : state) {
     m->step(t, dt);
+    m->wait();
     t += dt;
   }
   const bool gpu = std::string(backend) == "cuda";
@@ -87,6 +88,7 @@ void year(benchmark::State& state, const char* backend) {
     auto m = phantom<T>(state.range(0), backend, "strang-adi", g);
     state.ResumeTiming();
     for (int s = 0; s < 730; ++s) m->step(0.5 * s, 0.5);
+    m->wait();
     state.PauseTiming();
     state.counters["volume_flair_mm3"] = m->diagnostics(365)[4].value;
     m.reset();
@@ -102,6 +104,7 @@ double run_year(long n, const char* backend, const char* scheme, long steps, Ali
   const double dt = 365.0 / double(steps);
   const auto t0 = std::chrono::steady_clock::now();
   for (long s = 0; s < steps; ++s) m->step(dt * double(s), dt);
+  m->wait();
   const double wall = seconds_since(t0);
   c = m->density();
   return wall;

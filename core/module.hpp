@@ -36,8 +36,11 @@ class Module {
   virtual ~Module() = default;
   // Read this module's deck section, allocate fields, set the initial state at time t0.
   virtual void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) = 0;
-  // Advance the state from t to t + dt.
+  // Advance the state from t to t + dt. A device backend may return before the work is done.
   virtual void step(double t, double dt) = 0;
+  // Wait until the steps queued so far have finished (the driver calls it before it reads the
+  // clock or results); device backends override it.
+  virtual void wait() {}
   // Host views of the fields to write (valid until the next step).
   virtual std::vector<FieldRef> fields() = 0;
   // Scalars for the CSV time series (e.g. min, max, integral); also used to detect NaN/Inf.

@@ -227,6 +227,13 @@ void GliomaModule<T>::react(T* c, double tau) const {
 }
 
 template <class T>
+void GliomaModule<T>::wait() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->synchronize();
+#endif
+}
+
+template <class T>
 void GliomaModule<T>::step(double, double dt) {
   if (gpu_) {
 #if TRIDSIM_HAVE_CUDA

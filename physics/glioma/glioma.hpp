@@ -32,6 +32,7 @@ class GliomaModule final : public Module {
   ~GliomaModule() override;
   void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) override;
   void step(double t, double dt) override;
+  void wait() override;
   std::vector<FieldRef> fields() override;
   std::vector<Diagnostic> diagnostics(double t) override;
   std::optional<double> max_stable_dt() const override;

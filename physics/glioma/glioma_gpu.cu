@@ -207,6 +207,10 @@ void GliomaGpu<T>::step_adi(double dt) {
       else I.sweep(a, load_du, finish);
     }
   }
+}
+
+template <class T>
+void GliomaGpu<T>::synchronize() {
   TRIDSIM_CUDA(cudaDeviceSynchronize());
 }
 
@@ -219,7 +223,6 @@ void GliomaGpu<T>::step_explicit(double dt) {
   explicit_step<T><<<blocks, 256>>>(I.view, I.u.p, I.du.p);
   TRIDSIM_CUDA_LAUNCH();
   std::swap(I.u.p, I.du.p);
-  TRIDSIM_CUDA(cudaDeviceSynchronize());
 }
 
 template <class T>

@@ -24,8 +24,11 @@ class GliomaGpu {
   void upload_c(const T* c);
   void download_c(T* c) const;
   // Strang step: both half reactions are fused into the ADI sweeps (no separate pass).
+  // The steps are queued on the default stream; synchronize() waits for them (and reports
+  // their errors).
   void step_adi(double dt);
   void step_explicit(double dt);
+  void synchronize();
   // min, max, integral of c, measure of {c >= t1}, measure of {c >= t2} (trapezoidal weights).
   std::array<double, 5> reduce(double t1, double t2) const;
 

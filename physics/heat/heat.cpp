@@ -324,6 +324,13 @@ void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& st
 }
 
 template <class T>
+void HeatModule<T>::wait() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->synchronize();
+#endif
+}
+
+template <class T>
 void HeatModule<T>::step(double t, double dt) {
   prepare_step(t, dt);
   if (gpu_) return step_gpu(t, dt);
@@ -343,7 +350,6 @@ void HeatModule<T>::step_gpu(double t, double dt) {
   if (scheme_ == Scheme::peaceman_rachford) gpu_->step_peaceman_rachford(dt);
   else gpu_->step_douglas(dt);
   if (bc_.dirichlet_moves()) gpu_->impose_dirichlet(t + dt);
-  gpu_->synchronize();
 #else
   (void)t;
   (void)dt;

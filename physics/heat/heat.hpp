@@ -28,6 +28,7 @@ class HeatModule final : public Module {
   ~HeatModule() override;
   void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) override;
   void step(double t, double dt) override;
+  void wait() override;
   std::vector<FieldRef> fields() override;
   std::vector<Diagnostic> diagnostics(double t) override;
   std::optional<ErrorNorms> error_norms(double t) override;

@@ -102,13 +102,18 @@ struct DouglasRhs {  // dt (A u + b) with Dirichlet stage values on x faces
     if (interior) {  // the common case, without the boundary branches; the terms are summed
       // in the CPU's order so both backends round alike
       T out = v.f ? dt * v.f[o] : T(0);
-      const T k = v.kap(o);
+      if (!v.kappa) {
+        out += diffusion_difference(v.c[0] * v.kappa0, u[o - 1], u[o], u[o + 1]);
+        if (v.dim > 1) out += diffusion_difference(v.c[1] * v.kappa0, u[o - v.sy], u[o], u[o + v.sy]);
+        if (v.dim > 2) out += diffusion_difference(v.c[2] * v.kappa0, u[o - v.sz], u[o], u[o + v.sz]);
+        return out;
+      }
+      const T k = v.kappa[o];
       for (int a = 0; a < v.dim; ++a) {
         const index_t s = v.stride(a);
-        out += v.kappa ? v.c[a] * diffusion_difference(face_mean<FaceMean::arithmetic>(k, v.kappa[o - s]),
-                                                        face_mean<FaceMean::arithmetic>(k, v.kappa[o + s]),
-                                                        u[o - s], u[o], u[o + s])
-                       : diffusion_difference(v.c[a] * v.kappa0, u[o - s], u[o], u[o + s]);
+        out += v.c[a] * diffusion_difference(face_mean<FaceMean::arithmetic>(k, v.kappa[o - s]),
+                                             face_mean<FaceMean::arithmetic>(k, v.kappa[o + s]), u[o - s], u[o],
+                                             u[o + s]);
       }
       return out;
     }

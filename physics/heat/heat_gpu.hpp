@@ -49,7 +49,8 @@ class HeatGpu {
   // The factored constant-coefficient line matrix of an axis.
   void upload_matrix(int axis, const tridiag::UniformMatrix<T>& M);
 
-  // The steps are queued; synchronize() waits for them (and reports their errors).
+  // The steps are queued on the default stream; synchronize() waits for them (and reports
+  // their errors).
   void step_douglas(double dt);
   void step_peaceman_rachford(double dt);
   void synchronize();
