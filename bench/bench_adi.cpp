@@ -1,12 +1,14 @@
 // One Douglas ADI step of the 3D heat benchmark of Laszlo, Giles & Appleyard (2014): unit
 // cube, n^3 nodes, dt/h^2 = 1, u = 1 on the boundary, 0 inside (inputs/adi-benchmark.yaml).
 // Bytes counted: the minimal traffic of the fused scheme, 7 passes over the field (read u,
-// write du; read and write du; read du, read and write u). Runs on the CPU and, when a CUDA
-// device is present, on the GPU (each step ends with a device synchronization).
+// write du; read and write du; read du, read and write u), to read against the copy baselines
+// of the same run (bench/copy_baseline.hpp). Runs on the CPU and, when a CUDA device is
+// present, on the GPU (each step waits for the device).
 #include <benchmark/benchmark.h>
 
 #include <string>
 
+#include "bench/copy_baseline.hpp"
 #include "core/deck.hpp"
 #include "core/device.hpp"
 #include "core/fp_env.hpp"
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
                             {"thomas", "{x: thomas, y: thomas, z: thomas}"},
                             {"thomas-pcr-x", "{x: thomas-pcr, y: thomas, z: thomas}"},
                             {"thomas-pcr", "thomas-pcr"}};
+  tridsim::bench::register_copy_baselines();
   for (const char* backend : {"cpu", "cuda"}) {
     const bool cuda = std::string(backend) == "cuda";
     if (cuda && !gpu) continue;

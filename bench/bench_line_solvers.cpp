@@ -35,6 +35,7 @@
 #include <new>
 #include <string>
 
+#include "bench/copy_baseline.hpp"
 #include "core/boundary_kind.hpp"
 #include "core/types.hpp"
 #include "solvers/tridiagonal/batched.hpp"
@@ -45,22 +46,8 @@ namespace {
 
 using namespace tridsim;
 using namespace tridsim::tridiag;
+using namespace tridsim::bench;
 
-// 64-byte aligned storage, first touched in parallel (so pages land near the threads that use
-// them with the static schedules below).
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-template <class T>
-using Buffer = std::unique_ptr<T[], FreeDeleter>;
-
-template <class T>
-Buffer<T> make_buffer(index_t count) {
-  const std::size_t bytes = ((sizeof(T) * std::size_t(count) + 63) / 64) * 64;
-  T* p = static_cast<T*>(std::aligned_alloc(64, bytes));
-  if (!p) throw std::bad_alloc();
-  return Buffer<T>(p);
-}
 
 // A deterministic value in [0, 1) for element i.
 inline double hash01(index_t i) { return double((std::uint64_t(i) * 2654435761u) % 1000u) / 1000.0; }
@@ -137,36 +124,6 @@ void bm_solve(benchmark::State& state, std::array<index_t, 3> n, int axis, Sourc
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Copy bandwidth baselines: all threads (each copies its static share with memcpy), and one
-// thread with one std::memcpy. 2^27 bytes is the size of one 256^3 double array; 2^30 bytes
-// exceeds any last-level cache, for the main-memory bandwidth.
-void bm_copy(benchmark::State& state, std::size_t bytes, bool parallel) {
-  using W = double;
-  const index_t count = index_t(bytes / sizeof(W));
-  Buffer<W> src = make_buffer<W>(count), dst = make_buffer<W>(count);
-  W *S = src.get(), *D = dst.get();
-#pragma omp parallel for schedule(static)
-  for (index_t i = 0; i < count; ++i) {
-    S[i] = W(i);
-    D[i] = 0;
-  }
-  for (auto _ : state) {
-    if (parallel) {
-#pragma omp parallel
-      {
-        const index_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-        const index_t lo = count * t / nt, hi = count * (t + 1) / nt;
-        std::memcpy(D + lo, S + lo, sizeof(W) * std::size_t(hi - lo));
-      }
-    } else {
-      std::memcpy(D, S, bytes);
-    }
-    benchmark::ClobberMemory();
-  }
-  state.counters["bytes/s"] =
-      benchmark::Counter(2.0 * double(bytes), benchmark::Counter::kIsIterationInvariantRate);
-}
-
 template <class T>
 void register_solves(const char* tname) {
   struct Case {
@@ -190,16 +147,7 @@ void register_solves(const char* tname) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  constexpr std::size_t small = std::size_t(1) << 27, large = std::size_t(1) << 30;
-  benchmark::RegisterBenchmark("copy/omp/134MB", [](benchmark::State& st) { bm_copy(st, small, true); })
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
-  benchmark::RegisterBenchmark("copy/omp/1074MB", [](benchmark::State& st) { bm_copy(st, large, true); })
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
-  benchmark::RegisterBenchmark("copy/memcpy_1thread/134MB", [](benchmark::State& st) { bm_copy(st, small, false); })
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  register_copy_baselines();
   register_solves<double>("double");
   register_solves<float>("float");
   benchmark::AddCustomContext("omp_max_threads", std::to_string(omp_get_max_threads()));

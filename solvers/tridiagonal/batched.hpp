@@ -24,7 +24,7 @@ namespace tridsim::tridiag {
 template <class T>
 inline constexpr index_t lanes = 64 / sizeof(T);  // lines per x-block: one cache line of lanes
 template <class T>
-inline constexpr index_t tile = 256 / sizeof(T);  // lines per y/z tile: rows of 256 B
+inline constexpr index_t tile = 512 / sizeof(T);  // lines per y/z tile: rows of 512 B
 
 template <class T>
 struct ArrayAccess {
