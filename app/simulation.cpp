@@ -34,8 +34,15 @@ Grid read_grid(const DeckNode& g) {
   const auto hi = g.get_or<std::vector<double>>("hi", std::vector<double>(n.size(), 1.0));
   if (lo.size() != n.size()) g.fail("lo", fmt::format("expected {} values (one per axis of n)", n.size()));
   if (hi.size() != n.size()) g.fail("hi", fmt::format("expected {} values (one per axis of n)", n.size()));
+  // Far beyond any memory, and small enough that sizes and offsets cannot overflow.
+  constexpr double kMaxPoints = double(index_t(1) << 40);
+  double points = 1;
   for (std::size_t a = 0; a < n.size(); ++a) {
     if (n[a] < 2) g.fail("n", fmt::format("every axis needs at least 2 points (the boundary nodes), got {}", n[a]));
+    points *= double(n[a]);
+    if (points > kMaxPoints)
+      g.fail("n", fmt::format("{:.3g} points in all is more than any machine holds (at most 2^40 = {:.3g})", points,
+                              kMaxPoints));
     if (!(hi[a] > lo[a])) g.fail("hi", fmt::format("hi must exceed lo on every axis (axis {}: lo={}, hi={})", a, lo[a], hi[a]));
     grid.n[a] = n[a];
     grid.lo[a] = lo[a];
@@ -49,20 +56,26 @@ struct TimeSettings {
   long steps = 0;
 };
 
+constexpr long kMaxSteps = 1'000'000'000'000;
+
 TimeSettings read_time(const DeckNode& t) {
   TimeSettings s;
   s.t0 = t.get_or<double>("start", 0.0);
   s.dt = t.get<double>("dt");
+  t.require(std::isfinite(s.t0), "start", s.t0, "a finite time");
   t.require(s.dt > 0 && std::isfinite(s.dt), "dt", s.dt, "a positive number");
   if (t.has("steps") == t.has("end")) t.fail("end", "give exactly one of 'end' (final time) or 'steps'");
   if (t.has("steps")) {
     s.steps = t.get<long>("steps");
-    t.require(s.steps >= 0, "steps", s.steps, "zero or more");
+    t.require(s.steps >= 0 && s.steps <= kMaxSteps, "steps", s.steps, "between 0 and 10^12");
     s.end = s.t0 + double(s.steps) * s.dt;
   } else {
     s.end = t.get<double>("end");
-    t.require(s.end >= s.t0, "end", s.end, "at least the start time");
-    s.steps = long(std::ceil((s.end - s.t0) / s.dt - 1e-9));
+    t.require(std::isfinite(s.end) && s.end >= s.t0, "end", s.end, "a finite time, at least the start time");
+    const double steps = std::ceil((s.end - s.t0) / s.dt - 1e-9);
+    if (!(steps <= double(kMaxSteps)))
+      t.fail("dt", fmt::format("(end - start) / dt = {:.3g} steps; at most 10^12 (a larger dt, or an earlier end)", steps));
+    s.steps = long(steps);
   }
   return s;
 }
@@ -117,12 +130,25 @@ void run_simulation(const RunOptions& opt) {
   SetupContext ctx;
   ctx.precision = pick(root, opt.precision, "precision", kPrecisionNames, Precision::float64);
   ctx.backend = pick_backend(root, opt);
+  // Threads: 0 = all; at most 16 per core available (more only thrash, and the OpenMP runtime
+  // fails to create very many).
+  const int max_threads = 16 * omp_get_num_procs();
   const int threads = opt.threads.value_or(root.get_or<int>("threads", 0));
-  if (threads < 0) throw Error(fmt::format("threads must be 0 (all cores) or positive, got {}", threads));
+  if (threads < 0 || threads > max_threads) {
+    const std::string valid = fmt::format("0 (all cores) to {} (16 per core), got {}", max_threads, threads);
+    if (opt.threads) throw Error("--threads: must be " + valid);
+    root.fail("threads", "must be " + valid);
+  }
   if (threads > 0) omp_set_num_threads(threads);
   flush_subnormals_to_zero();
   if (auto c = root.maybe_child("constants"))
-    for (const auto& key : c->keys()) ctx.constants[key] = c->get<double>(key);
+    for (const auto& key : c->keys()) {
+      for (const char* reserved : {"x", "y", "z", "t", "pi", "e", "_pi", "_e"})
+        if (key == reserved)
+          c->fail(key, fmt::format("'{}' is a variable or built-in constant of every expression; give the constant "
+                                   "another name", key));
+      ctx.constants[key] = c->get<double>(key);
+    }
 
   const Grid grid = read_grid(root.child("grid"));
   std::unique_ptr<Module> module = info->create(ctx.precision);

@@ -1,5 +1,6 @@
 #include "core/expression.hpp"
 
+#include <fmt/format.h>
 #include <muParser.h>
 
 #include <cmath>
@@ -88,5 +89,21 @@ void Expression::fill(const Grid& g, double t, T* out) const {
 
 template void Expression::fill<float>(const Grid&, double, float*) const;
 template void Expression::fill<double>(const Grid&, double, double*) const;
+
+template <class T>
+void require_finite_values(const DeckNode& node, const std::string& key, const Grid& g, double t, const T* values) {
+  for (index_t o = 0; o < g.size(); ++o) {
+    if (std::isfinite(double(values[o]))) continue;
+    const index_t i = o % g.n[0], j = (o / g.n[0]) % g.n[1], k = o / (g.n[0] * g.n[1]);
+    const double v = double(values[o]);
+    node.fail(key, fmt::format("is {} at node ({}, {}, {}) (x = {:g}, y = {:g}, z = {:g}, t = {:g}); it must be finite "
+                               "at every grid node",
+                               std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", i, j, k, g.coord(0, i), g.coord(1, j),
+                               g.coord(2, k), t));
+  }
+}
+
+template void require_finite_values<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);
+template void require_finite_values<double>(const DeckNode&, const std::string&, const Grid&, double, const double*);
 
 }  // namespace tridsim

@@ -44,4 +44,9 @@ class Expression {
   bool uses_t_ = false, uses_xyz_ = false;
 };
 
+// Values of the deck key node.key at every node of g (at time t) must be finite: a DeckError
+// there names the first node that is not, with its indices and coordinates.
+template <class T>
+void require_finite_values(const DeckNode& node, const std::string& key, const Grid& g, double t, const T* values);
+
 }  // namespace tridsim

@@ -60,6 +60,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     variable_kappa_ = true;
     kappa_.resize(grid.size());
     kappa.fill(grid, t0, kappa_.data());
+    require_finite_values(s, "diffusivity", grid, t0, kappa_.data());
     const T lo = *std::min_element(kappa_.begin(), kappa_.end());
     s.require(lo > 0 && std::isfinite(double(lo)), "diffusivity", kappa.text() + " (minimum " + std::to_string(lo) + ")",
               "positive at every grid node");
@@ -71,9 +72,15 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     if (has_source_) {
       f_.resize(grid.size());
       source_.fill(grid, t0, f_.data());
+      require_finite_values(s, "source", grid, t0, f_.data());
     }
   }
-  if (s.has("exact")) exact_ = Expression::from_deck(s, "exact", constants);
+  if (s.has("exact")) {
+    exact_ = Expression::from_deck(s, "exact", constants);
+    AlignedVector<double> e(grid.size());
+    exact_->fill(grid, t0, e.data());
+    require_finite_values(s, "exact", grid, t0, e.data());
+  }
 
   solvers_ = read_solver_choice(s, grid, ctx.backend, sizeof(T), !variable_kappa_);
 
@@ -82,6 +89,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   bc_.read(s, grid, constants);
   u_.resize(grid.size());
   initial.fill(grid, t0, u_.data());
+  require_finite_values(s, "initial", grid, t0, u_.data());
   bc_.impose_dirichlet(t0, u_.data());
   if (grid.dim > 1) work_.resize(grid.size());
   flux_.clear();
@@ -494,12 +502,21 @@ std::optional<ErrorNorms> HeatModule<T>::error_norms(double t) {
   AlignedVector<double> e(g_.size());
   exact_->fill(g_, t, e.data());
   double sq = 0, mx = 0;
+  index_t bad = 0;
   const index_t n = index_t(e.size());
-#pragma omp parallel for reduction(+ : sq) reduction(max : mx)
+#pragma omp parallel for reduction(+ : sq, bad) reduction(max : mx)
   for (index_t i = 0; i < n; ++i) {
     const double d = std::abs(double(u_[i]) - e[i]);
+    if (!std::isfinite(d)) {
+      ++bad;
+      continue;
+    }
     sq += d * d;
     mx = std::max(mx, d);
+  }
+  if (bad > 0) {  // a non-finite exact value or u is reported, not hidden in a max
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return ErrorNorms{"u", nan, nan};
   }
   return ErrorNorms{"u", std::sqrt(sq / double(n)), mx};
 }

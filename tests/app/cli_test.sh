@@ -48,6 +48,17 @@ expect_error zeropoints "grid.n: every axis needs at least 2 points" "$(echo "$b
 expect_error badsolver "badsolver.yaml:6: heat.solver: unknown line solver: expected" \
   "$(echo "$base" | sed 's/^  diffusivity: 1/  diffusivity: 1\n  solver: thomass/')"
 grep -q "did you mean 'thomas'" badsolver.log || fail "badsolver: no suggestion"
+expect_error threads "threads: must be 0 (all cores) to" "$(printf '%s\nthreads: 100000' "$base")"
+expect_error hugegrid "grid.n: 1.84e+19 points in all is more than any machine holds" \
+  "$(echo "$base" | sed 's/n: \[9, 9\]/n: [4294967296, 4294967296]/')"
+expect_error tinydt "time.dt: (end - start) / dt = 1e+299 steps; at most 10^12" "$(echo "$base" | sed 's/dt: 0.01/dt: 1e-300/')"
+expect_error infend "time.end: must be a finite time" "$(echo "$base" | sed 's/end: 0.1/end: .inf/')"
+expect_error nanexact "heat.exact: is NaN at node (0, 0, 0)" "$(printf '%s\n  exact: "sqrt(-1)"' "$base")"
+expect_error naninitial "heat.initial: is NaN at node (0, 0, 0)" "$(echo "$base" | sed 's/sin(pi\*x)/sqrt(-1)/')"
+expect_error coordconstant "constants.x: 'x' is a variable" "$(printf '%s\nconstants: {x: 5}' "$base")"
+printf '%s\n' "$base" > ok-threads.yaml
+"$tridsim" run ok-threads.yaml --threads 100000 > cli-threads.log 2>&1 && fail "--threads 100000 accepted"
+grep -q -- "--threads: must be 0 (all cores) to" cli-threads.log || fail "--threads 100000: no clear error"
 expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
 
 # 3. check validates without running or writing.
