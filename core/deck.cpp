@@ -52,6 +52,25 @@ T convert(const YAML::Node& n) {
   }
 }
 
+// Duplicate keys in any map of the tree: yaml-cpp keeps both and answers with the first, so a
+// second value would be silently ignored.
+void refuse_duplicate_keys(const detail::DeckState& s, const YAML::Node& node, const std::string& path) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) refuse_duplicate_keys(s, node[i], path);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar(), full = path.empty() ? key : path + "." + key;
+    const auto [it, fresh] = first_line.emplace(key, kv.first.Mark().line + 1);
+    if (!fresh)
+      throw DeckError(mark_of(s, kv.first, full), full,
+                      "duplicate key (first given at line " + std::to_string(it->second) + "); give each key once");
+    refuse_duplicate_keys(s, kv.second, full);
+  }
+}
+
 }  // namespace
 
 DeckNode::DeckNode(std::shared_ptr<detail::DeckState> state, YAML::Node node, std::string path)
@@ -83,10 +102,23 @@ void DeckNode::fail(const std::string& key, const std::string& what) const {
   throw DeckError(where(key), key_path(key), what);
 }
 
+void DeckNode::fail_missing(const std::string& key, const std::string& expected) const {
+  std::set<std::string> present;
+  if (node_.IsMap())
+    for (const auto& kv : node_) present.insert(kv.first.Scalar());
+  if (const std::string guess = closest_match(key, present); !guess.empty() && guess != key) {
+    const YAML::Node& cn = node_;
+    throw DeckError(mark_of(*state_, cn[guess], key_path(guess)), key_path(key),
+                    "missing required key (expected " + expected + "); the section has '" + guess +
+                        "': did you mean '" + key + "'?");
+  }
+  fail(key, "missing required key (expected " + expected + ")");
+}
+
 template <class T>
 T DeckNode::get(const std::string& key) const {
   YAML::Node n = lookup(key);
-  if (!n.IsDefined() || n.IsNull()) fail(key, "missing required key (expected " + type_name<T>() + ")");
+  if (!n.IsDefined() || n.IsNull()) fail_missing(key, type_name<T>());
   try {
     return convert<T>(n);
   } catch (const YAML::Exception&) {
@@ -118,7 +150,7 @@ template std::vector<std::string> DeckNode::get<std::vector<std::string>>(const 
 
 DeckNode DeckNode::child(const std::string& key) const {
   YAML::Node n = lookup(key);
-  if (!n.IsDefined() || n.IsNull()) fail(key, "missing required section");
+  if (!n.IsDefined() || n.IsNull()) fail_missing(key, "a section");
   if (!n.IsMap()) fail(key, "expected a map of keys, got " + describe(n));
   return DeckNode(state_, n, key_path(key));
 }
@@ -169,6 +201,7 @@ Deck Deck::parse(const std::string& text, const std::string& name) {
   }
   if (d.state_->root.IsNull()) d.state_->root = YAML::Node(YAML::NodeType::Map);
   if (!d.state_->root.IsMap()) throw DeckError(name, "", "a deck must be a map of sections (grid:, time:, ...)");
+  refuse_duplicate_keys(*d.state_, d.state_->root, "");
   return d;
 }
 

@@ -61,6 +61,8 @@ class DeckNode {
   std::string where(const std::string& key = "") const;
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  // "missing required key", pointing at a present key that looks like a misspelling of it.
+  [[noreturn]] void fail_missing(const std::string& key, const std::string& expected) const;
   // Check a value: throws "<key>: must be <requirement>, got <value>" unless ok.
   template <class T>
   void require(bool ok, const std::string& key, const T& value, const std::string& requirement) const;

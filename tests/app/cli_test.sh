@@ -59,6 +59,11 @@ expect_error coordconstant "constants.x: 'x' is a variable" "$(printf '%s\nconst
 printf '%s\n' "$base" > ok-threads.yaml
 "$tridsim" run ok-threads.yaml --threads 100000 > cli-threads.log 2>&1 && fail "--threads 100000 accepted"
 grep -q -- "--threads: must be 0 (all cores) to" cli-threads.log || fail "--threads 100000: no clear error"
+expect_error duplicate "duplicate.yaml:6: heat.diffusivity: duplicate key (first given at line 5)" \
+  "$(echo "$base" | sed 's/^  diffusivity: 1/  diffusivity: 1\n  diffusivity: 2/')"
+expect_error misspelledrequired "misspelledrequired.yaml:5: heat.diffusivity: missing required key" \
+  "$(echo "$base" | sed 's/^  diffusivity: 1/  difusivity: 1/')"
+grep -q "did you mean 'diffusivity'" misspelledrequired.log || fail "misspelledrequired: no suggestion"
 expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
 
 # 3. check validates without running or writing.
