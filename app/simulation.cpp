@@ -180,7 +180,14 @@ void run_simulation(const RunOptions& opt) {
 
   // 2. Set the module up; then every key of the deck must have been used.
   const auto t_setup = clock_type::now();
-  module->setup(grid, root.child(module_name), ctx, time.t0);
+  try {
+    module->setup(grid, root.child(module_name), ctx, time.t0);
+  } catch (const std::bad_alloc&) {
+    const double field_gb = double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8) / 1e9;
+    throw Error(fmt::format("{}: grid.n: not enough memory for the {} module on {} grid points ({:.3g} GB per field "
+                            "in {}); use a smaller grid",
+                            root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
+  }
   deck.check_unknown_keys();
   if (auto limit = module->max_stable_dt(); limit && time.dt > *limit)
     root.child("time").fail("dt", fmt::format("{:.6g} exceeds the scheme's stability limit {:.6g}", time.dt, *limit));
@@ -197,7 +204,14 @@ void run_simulation(const RunOptions& opt) {
   // 3. Writers (nothing reaches its final name before they close).
   std::vector<std::unique_ptr<Writer>> writers;
   if (!bench) {
-    std::filesystem::create_directories(out_dir);
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) {
+      const std::string what = fmt::format("cannot create the output directory '{}': {}", out_dir.string(), ec.message());
+      if (opt.output) throw Error("-o: " + what);
+      if (out_node && out_node->has("dir")) out_node->fail("dir", what);
+      throw Error(what + " (set output.dir or -o)");
+    }
     for (const auto* w : writers_wanted) writers.push_back(w->create(WriterSetup{out_dir, name, grid}));
   }
   double output_s = 0;

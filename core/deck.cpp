@@ -90,7 +90,10 @@ bool DeckNode::has(const std::string& key) const {
   return n.IsDefined() && !n.IsNull();
 }
 
-bool DeckNode::is_map(const std::string& key) const { return lookup(key).IsMap(); }
+bool DeckNode::is_map(const std::string& key) const {
+  const YAML::Node n = lookup(key);
+  return n.IsDefined() && n.IsMap();
+}
 
 std::string DeckNode::where(const std::string& key) const {
   if (key.empty()) return mark_of(*state_, node_, path_);

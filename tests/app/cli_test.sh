@@ -64,6 +64,15 @@ expect_error duplicate "duplicate.yaml:6: heat.diffusivity: duplicate key (first
 expect_error misspelledrequired "misspelledrequired.yaml:5: heat.diffusivity: missing required key" \
   "$(echo "$base" | sed 's/^  diffusivity: 1/  difusivity: 1/')"
 grep -q "did you mean 'diffusivity'" misspelledrequired.log || fail "misspelledrequired: no suggestion"
+printf '%s\noutput: {dir: /proc/no-such/dir}\n' "$base" > baddir.yaml  # (expect_error's -o would override it)
+"$tridsim" run baddir.yaml > baddir.log 2>&1
+[ $? -eq 1 ] || fail "baddir: exit code not 1"
+grep -q "baddir.yaml:8: output.dir: cannot create the output directory '/proc/no-such/dir'" baddir.log ||
+  { fail "baddir: no clear error"; cat baddir.log; }
+expect_error nosource "nosource.yaml:4: poisson.source: missing required key" 'module: poisson
+grid: {n: [9, 9]}
+poisson:
+  boundary: {all: {type: dirichlet, value: "0"}}'
 expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
 
 # 3. check validates without running or writing.
