@@ -73,6 +73,8 @@ expect_error nosource "nosource.yaml:4: poisson.source: missing required key" 'm
 grid: {n: [9, 9]}
 poisson:
   boundary: {all: {type: dirichlet, value: "0"}}'
+expect_error graytissue "glioma.tissue.grey: missing required key" "$(sed 's/^    grey: /    gray: /' "$src/inputs/glioma2d.yaml")"
+grep -q "did you mean 'grey'" graytissue.log || fail "graytissue: no suggestion"
 expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
 
 # 3. check validates without running or writing.
