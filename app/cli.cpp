@@ -52,9 +52,12 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
 
   CLI::App app{"tridsim: finite-difference PDE simulations driven by YAML decks"};
-  app.require_subcommand(1);
-  bool verbose = false;
+  app.require_subcommand(0, 1);
+  app.fallthrough();  // -v and -q are accepted after the subcommand too
+  bool verbose = false, quiet = false, version = false;
   app.add_flag("-v,--verbose", verbose, "log what the run does");
+  app.add_flag("-q,--quiet", quiet, "print errors only (no progress, no summary lines)");
+  app.add_flag("--version", version, "print the version and the source revision");
 
   RunOptions opt;
   auto add_deck_options = [&](CLI::App* cmd) {
@@ -63,6 +66,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--backend", opt.backend, list_names(names_of(kBackendNames)) + " (overrides the deck)");
     cmd->add_option("--precision", opt.precision, list_names(names_of(kPrecisionNames)) + " (overrides the deck)");
     cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = all; overrides the deck)");
+    cmd->add_flag("--no-progress", opt.no_progress, "no progress lines");
   };
   auto* run = app.add_subcommand("run", "run a simulation");
   add_deck_options(run);
@@ -79,7 +83,21 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  if (version) {
+    fmt::print("tridsim {} (revision {})\n", TRIDSIM_VERSION, TRIDSIM_GIT_REVISION);
+    return 0;
+  }
+  if (app.get_subcommands().empty()) {
+    fmt::print(stderr, "{}\nerror: give a subcommand: run, check, bench or info\n", app.help());
+    return 1;
+  }
+  if (verbose && quiet) {
+    fmt::print(stderr, "error: -v and -q contradict each other; give one\n");
+    return 1;
+  }
   if (verbose) spdlog::set_level(spdlog::level::info);
+  if (quiet) spdlog::set_level(spdlog::level::err);
+  opt.quiet = quiet;
   try {
     if (*info) {
       print_info();

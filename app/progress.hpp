@@ -11,16 +11,19 @@ namespace tridsim {
 
 class Progress {
  public:
-  explicit Progress(long total) : total_(total), tty_(isatty(fileno(stdout))), start_(clock::now()) {}
+  Progress(long total, bool enabled)
+      : total_(total), enabled_(enabled), tty_(isatty(fileno(stdout))), start_(clock::now()) {}
 
   void update(long done, double t) {
+    if (!enabled_) return;
     const double elapsed = seconds();
     const double eta = done > 0 ? elapsed * double(total_ - done) / double(done) : 0.0;
     const int percent = total_ > 0 ? int(100 * done / total_) : 100;
     if (tty_) {
       constexpr int width = 30;
       const int filled = width * percent / 100;
-      fmt::print("\r[{}{}] {:3d}% step {}/{} t={:.4g} elapsed {:.1f}s ETA {:.1f}s ", std::string(filled, '#'),
+      // \x1b[K erases what a longer previous line left to the right
+      fmt::print("\r[{}{}] {:3d}% step {}/{} t={:.4g} elapsed {:.1f}s ETA {:.1f}s\x1b[K", std::string(filled, '#'),
                  std::string(width - filled, ' '), percent, done, total_, t, elapsed, eta);
       std::fflush(stdout);
     } else if (percent >= next_percent_ || done == total_) {
@@ -31,13 +34,14 @@ class Progress {
     }
   }
   void finish() {
-    if (tty_) fmt::print("\n");
+    if (enabled_ && tty_) fmt::print("\n");
   }
   double seconds() const { return std::chrono::duration<double>(clock::now() - start_).count(); }
 
  private:
   using clock = std::chrono::steady_clock;
   long total_;
+  bool enabled_;
   bool tty_;
   clock::time_point start_;
   int next_percent_ = 10;

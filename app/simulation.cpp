@@ -195,7 +195,9 @@ void run_simulation(const RunOptions& opt) {
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
   if (opt.mode == RunOptions::Mode::check) {
-    fmt::print("{}: OK ({} module, {} points, {} steps)\n", opt.deck.string(), module_name, grid.size(), time.steps);
+    if (!opt.quiet)
+      fmt::print("{}: OK ({} module, {} points, {})\n", opt.deck.string(), module_name, grid.size(),
+                 steady ? std::string("steady: one solve") : fmt::format("{} steps", time.steps));
     return;
   }
   const bool bench = opt.mode == RunOptions::Mode::bench;
@@ -236,7 +238,7 @@ void run_simulation(const RunOptions& opt) {
     diagnostics_row(0, time.t0, 0.0);
     if (!bench) write_fields(0, time.t0);
   }
-  Progress progress(steps);
+  Progress progress(steps, !(opt.no_progress || opt.quiet || steady));
   // Steps may be queued on a device: the clock runs from the first step after the last look at
   // the results to the end of the wait before the next look.
   double step_s = 0, t = time.t0;
@@ -275,6 +277,8 @@ void run_simulation(const RunOptions& opt) {
       {"precision", std::string(to_string(ctx.precision))},
       {"threads", omp_get_max_threads()},
       {"version", TRIDSIM_VERSION},
+      {"revision", TRIDSIM_GIT_REVISION},
+      {"deck_resolved", deck.resolved_text()},  // after --set
       {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
       {"time", {{"start", time.t0}, {"end", t}, {"dt", time.dt}, {"steps", steps}}},
       {"wall_time_s", {{"setup", setup_s}, {"steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
@@ -282,12 +286,17 @@ void run_simulation(const RunOptions& opt) {
       {"grid_points_per_second", points_per_s},
   };
   if (norms) summary["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}, {"time", t}};
-  fmt::print("{} finished: {} steps in {:.3f} s ({:.3f} ms/step, {:.3e} points/s)\n", name, steps, step_s,
-             steps ? 1e3 * step_s / double(steps) : 0.0, points_per_s);
-  if (norms) fmt::print("error of {} at t = {:.6g}: L2 {:.3e}, max {:.3e}\n", norms->field, t, norms->l2, norms->max);
+  if (!opt.quiet) {
+    if (steady)
+      fmt::print("{} solved in {:.3f} s ({} points, {:.3e} points/s)\n", name, step_s, grid.size(), points_per_s);
+    else
+      fmt::print("{} finished: {} steps in {:.3f} s ({:.3f} ms/step, {:.3e} points/s)\n", name, steps, step_s,
+                 steps ? 1e3 * step_s / double(steps) : 0.0, points_per_s);
+    if (norms) fmt::print("error of {} at t = {:.6g}: L2 {:.3e}, max {:.3e}\n", norms->field, t, norms->l2, norms->max);
+  }
   if (bench) return;
   write_file_atomically(out_dir / "summary.json", summary.dump(2) + "\n");
-  fmt::print("results in {}\n", out_dir.string());
+  if (!opt.quiet) fmt::print("results in {}\n", out_dir.string());
 }
 
 }  // namespace tridsim

@@ -15,6 +15,8 @@ struct RunOptions {
   std::optional<int> threads;
   enum class Mode { run, check, bench } mode = Mode::run;
   int bench_steps = 0;  // bench: steps to time (0 = the deck's)
+  bool no_progress = false;  // --no-progress
+  bool quiet = false;        // -q: errors only
 };
 
 // Runs (or only validates) a deck; throws tridsim::Error on anything the user can fix.

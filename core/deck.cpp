@@ -218,6 +218,12 @@ Deck Deck::load(const std::filesystem::path& file) {
 
 const std::string& Deck::file() const { return state_->file; }
 
+std::string Deck::resolved_text() const {
+  YAML::Emitter out;
+  out << state_->root;
+  return out.c_str();
+}
+
 DeckNode Deck::root() const { return DeckNode(state_, state_->root, ""); }
 
 void Deck::set(const std::string& assignment) {

@@ -85,6 +85,8 @@ class Deck {
   // Throws DeckError for the first key nobody asked for, with a "did you mean" suggestion.
   void check_unknown_keys() const;
   const std::string& file() const;
+  // The deck as YAML text after the --set overrides.
+  std::string resolved_text() const;
 
  private:
   std::shared_ptr<detail::DeckState> state_;

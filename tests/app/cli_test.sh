@@ -77,6 +77,18 @@ expect_error graytissue "glioma.tissue.grey: missing required key" "$(sed 's/^  
 grep -q "did you mean 'grey'" graytissue.log || fail "graytissue: no suggestion"
 expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
 
+# 2b. Command-line conventions.
+"$tridsim" --version | grep -Eq '^tridsim [0-9]+\.[0-9]+\.[0-9]+ \(revision ([0-9a-f]+|unknown)\)' || fail "--version"
+"$tridsim" run "$src/inputs/heat1d.yaml" -o quiet -q > quiet.log 2>&1 || fail "-q after the subcommand refused"
+[ ! -s quiet.log ] || { fail "-q printed something"; cat quiet.log; }
+"$tridsim" run "$src/inputs/heat1d.yaml" -o noprogress --no-progress > noprogress.log 2>&1 || fail "--no-progress run"
+! grep -q "progress:" noprogress.log || fail "--no-progress printed progress"
+grep -q "heat1d finished" noprogress.log || fail "--no-progress lost the summary line"
+"$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[33,65] -o steady > steady.log 2>&1 || fail "poisson2d run"
+grep -q "poisson2d solved in" steady.log || fail "a steady problem is not reported as a solve"
+grep -q '"deck_resolved".*33, 65' steady/summary.json || fail "summary.json lacks the resolved deck"
+grep -q '"revision"' steady/summary.json || fail "summary.json lacks the revision"
+
 # 3. check validates without running or writing.
 printf '%s\n' "$base" > ok.yaml
 "$tridsim" check ok.yaml > check.log 2>&1 || fail "check rejected a good deck"
