@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plot a glioma run's diagnostics: visible tumour volumes, equivalent radii and burden over time.
 
 Usage: tools/plot_glioma.py RUN_diagnostics.csv [-o plot.png]
