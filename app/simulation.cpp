@@ -1,6 +1,7 @@
 #include "app/simulation.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -100,6 +101,18 @@ Backend pick_backend(const DeckNode& root, const RunOptions& opt) {
   return b;
 }
 
+// Why `dir` could not be made or written into ("" if it can): the nearest existing ancestor must
+// be a writable directory. check runs it without creating anything; run before it creates.
+std::string output_dir_problem(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::path probe = std::filesystem::absolute(dir, ec);
+  while (!std::filesystem::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path())
+    probe = probe.parent_path();
+  if (!std::filesystem::is_directory(probe, ec)) return fmt::format("'{}' is not a directory", probe.string());
+  if (access(probe.c_str(), W_OK | X_OK) != 0) return fmt::format("'{}' is not writable", probe.string());
+  return "";
+}
+
 void check_finite(const std::vector<Diagnostic>& diags, long step, double t) {
   for (const auto& d : diags)
     if (!std::isfinite(d.value))
@@ -119,6 +132,8 @@ void run_simulation(const RunOptions& opt) {
   for (const auto& s : opt.sets) deck.set(s);
   const DeckNode root = deck.root();
   const std::string name = root.get_or<std::string>("name", opt.deck.stem().string());
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+    root.fail("name", "must be a plain file name (the base of every output file, no '/'), got '" + name + "'");
   root.get_or<std::string>("description", "");  // free text for the reader; accepted, not used
   const std::string module_name = root.get<std::string>("module");
   const ModuleInfo* info = find_module(module_name);
@@ -194,6 +209,13 @@ void run_simulation(const RunOptions& opt) {
   const double setup_s = since(t_setup);
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
+  if (opt.mode != RunOptions::Mode::bench)
+    if (const std::string why = output_dir_problem(out_dir); !why.empty()) {
+      const std::string what = fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why);
+      if (opt.output) throw Error("-o: " + what);
+      if (out_node && out_node->has("dir")) out_node->fail("dir", what);
+      throw Error(what + " (set output.dir or -o)");
+    }
   if (opt.mode == RunOptions::Mode::check) {
     if (!opt.quiet)
       fmt::print("{}: OK ({} module, {} points, {})\n", opt.deck.string(), module_name, grid.size(),

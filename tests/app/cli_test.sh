@@ -75,6 +75,12 @@ poisson:
   boundary: {all: {type: dirichlet, value: "0"}}'
 expect_error graytissue "glioma.tissue.grey: missing required key" "$(sed 's/^    grey: /    gray: /' "$src/inputs/glioma2d.yaml")"
 grep -q "did you mean 'grey'" graytissue.log || fail "graytissue: no suggestion"
+expect_error badname "name: must be a plain file name" "$(printf 'name: a/b\n%s' "$base")"
+touch plainfile
+printf '%s\noutput: {dir: plainfile/sub}\n' "$base" > fileasdir.yaml
+"$tridsim" check fileasdir.yaml > fileasdir.log 2>&1 && fail "check accepted an output directory under a file"
+grep -q "fileasdir.yaml:8: output.dir: cannot create the output directory 'plainfile/sub': .*plainfile' is not a directory" \
+  fileasdir.log || { fail "fileasdir: no clear error"; cat fileasdir.log; }
 expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
 
 # 2b. Command-line conventions.
