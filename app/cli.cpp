@@ -1,6 +1,9 @@
 #include "app/cli.hpp"
 
 #include <omp.h>
+
+#include <cstdlib>
+#include <unistd.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -27,7 +30,11 @@ void print_info() {
   fmt::print("NIfTI tissue maps (glioma): {}\n", TRIDSIM_HAVE_NIFTI ? "on" : "off");
   fmt::print("backends:\n");
   for (const auto& b : kBackendNames) {
-    const std::string here = b.value == Backend::cpu    ? fmt::format("{} OpenMP threads", omp_get_max_threads())
+    const char *policy = std::getenv("OMP_WAIT_POLICY"), *spin = std::getenv("GOMP_SPINCOUNT");
+    const std::string wait = policy ? fmt::format("OMP_WAIT_POLICY={}", policy)
+                             : spin ? fmt::format("waiting threads spin {} times, then sleep", spin)
+                                    : std::string("the runtime's default waiting");
+    const std::string here = b.value == Backend::cpu    ? fmt::format("{} OpenMP threads, {}", omp_get_max_threads(), wait)
                              : b.value == Backend::cuda ? cuda_device_summary()
                                                         : std::string("here: ") + to_string(resolve_backend(b.value));
     fmt::print("  {}: {}; {}\n", b.name, b.description, here);
@@ -46,6 +53,12 @@ void print_info() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenMP threads that spin long while waiting make a run on a busy machine many times slower,
+  // and threads that sleep at once slow small steps on an idle one; a short spin, then sleep,
+  // avoids both. The runtime (libgomp) reads its policy when it loads, so a process started
+  // without one restarts itself once with it (a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept).
+  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT") && setenv("GOMP_SPINCOUNT", "1000", 1) == 0)
+    execv("/proc/self/exe", argv);  // returns only on failure: run on with the runtime's default
   auto logger = spdlog::stderr_color_mt("tridsim");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%l] %v");

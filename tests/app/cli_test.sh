@@ -95,6 +95,11 @@ grep -q "poisson2d solved in" steady.log || fail "a steady problem is not report
 grep -q '"deck_resolved".*33, 65' steady/summary.json || fail "summary.json lacks the resolved deck"
 grep -q '"revision"' steady/summary.json || fail "summary.json lacks the revision"
 
+env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$tridsim" info | grep -q "spin 1000 times, then sleep" ||
+  fail "OpenMP threads do not default to a short spin"
+env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=active "$tridsim" info | grep -q "OMP_WAIT_POLICY=active" ||
+  fail "a user's OMP_WAIT_POLICY is not kept"
+
 # 3. check validates without running or writing.
 printf '%s\n' "$base" > ok.yaml
 "$tridsim" check ok.yaml > check.log 2>&1 || fail "check rejected a good deck"
