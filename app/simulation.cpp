@@ -113,12 +113,28 @@ std::string output_dir_problem(const std::filesystem::path& dir) {
   return "";
 }
 
-void check_finite(const std::vector<Diagnostic>& diags, long step, double t) {
+// The first node of the module's fields that is not finite: "field u at node (i, j, k) (x = ..)".
+std::string first_non_finite_node(Module& module, const Grid& g) {
+  for (const FieldRef& f : module.fields())
+    for (index_t o = 0; o < g.size(); ++o) {
+      const double v = f.precision == Precision::float32 ? double(static_cast<const float*>(f.data)[o])
+                                                         : static_cast<const double*>(f.data)[o];
+      if (std::isfinite(v)) continue;
+      const index_t i = o % g.n[0], j = (o / g.n[0]) % g.n[1], k = o / (g.n[0] * g.n[1]);
+      return fmt::format("field {} is {} first at node ({}, {}, {}) (x = {:g}, y = {:g}, z = {:g})", f.name,
+                         non_finite_name(v), i, j, k, g.coord(0, i), g.coord(1, j), g.coord(2, k));
+    }
+  return "";
+}
+
+void check_finite(const std::vector<Diagnostic>& diags, Module& module, const Grid& g, long step, double t) {
   for (const auto& d : diags)
-    if (!std::isfinite(d.value))
-      throw RuntimeFailure(fmt::format("non-finite value ({} = {}) at step {}, t = {:.6g}: the run diverged; "
-                                       "check the time step, coefficients and boundary data",
-                                       d.name, d.value, step, t));
+    if (!std::isfinite(d.value)) {
+      const std::string where = first_non_finite_node(module, g);
+      throw RuntimeFailure(fmt::format("{} is {} at step {}, t = {:.6g}{}: the run diverged; check the time step, "
+                                       "coefficients and boundary data",
+                                       d.name, non_finite_name(d.value), step, t, where.empty() ? "" : "; " + where));
+    }
 }
 
 }  // namespace
@@ -247,7 +263,7 @@ void run_simulation(const RunOptions& opt) {
   };
   auto diagnostics_row = [&](long step, double t, double step_wall) {
     auto diags = module->diagnostics(t);
-    check_finite(diags, step, t);
+    check_finite(diags, *module, grid, step, t);
     if (writers.empty()) return;
     const auto t0 = clock_type::now();
     diags.insert(diags.begin(), Diagnostic{"step_wall_s", step_wall});

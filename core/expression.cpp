@@ -98,7 +98,7 @@ void require_finite_values(const DeckNode& node, const std::string& key, const G
     const double v = double(values[o]);
     node.fail(key, fmt::format("is {} at node ({}, {}, {}) (x = {:g}, y = {:g}, z = {:g}, t = {:g}); it must be finite "
                                "at every grid node",
-                               std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", i, j, k, g.coord(0, i), g.coord(1, j),
+                               non_finite_name(v), i, j, k, g.coord(0, i), g.coord(1, j),
                                g.coord(2, k), t));
   }
 }

@@ -100,6 +100,11 @@ env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$tridsim" info | grep -q "spin 1000 ti
 env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=active "$tridsim" info | grep -q "OMP_WAIT_POLICY=active" ||
   fail "a user's OMP_WAIT_POLICY is not kept"
 
+"$tridsim" run "$src/inputs/heat2d.yaml" --set time.dt=10 --set time.end=100 --set 'heat.source=1e307*t*(x>0.5)' \
+  -o diverged > diverged.log 2>&1 && fail "a diverging run exited 0"
+grep -Eq "u_min is (NaN|[+-]inf) at step 1, t = 10; field u is (NaN|[+-]inf) first at node \([0-9]+, [0-9]+, 0\)" diverged.log ||
+  { fail "diverged: no step, field and node"; cat diverged.log; }
+
 # 3. check validates without running or writing.
 printf '%s\n' "$base" > ok.yaml
 "$tridsim" check ok.yaml > check.log 2>&1 || fail "check rejected a good deck"
