@@ -14,6 +14,7 @@
 #include "core/deck.hpp"
 #include "core/fp_env.hpp"
 #include "core/module.hpp"
+#include "core/non_finite.hpp"
 #include "outputs/files.hpp"
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
@@ -113,17 +114,13 @@ std::string output_dir_problem(const std::filesystem::path& dir) {
   return "";
 }
 
-// The first node of the module's fields that is not finite: "field u at node (i, j, k) (x = ..)".
+// The first node of the module's fields that is not finite: "field u is NaN first at node (i, j, k) ...".
 std::string first_non_finite_node(Module& module, const Grid& g) {
-  for (const FieldRef& f : module.fields())
-    for (index_t o = 0; o < g.size(); ++o) {
-      const double v = f.precision == Precision::float32 ? double(static_cast<const float*>(f.data)[o])
-                                                         : static_cast<const double*>(f.data)[o];
-      if (std::isfinite(v)) continue;
-      const index_t i = o % g.n[0], j = (o / g.n[0]) % g.n[1], k = o / (g.n[0] * g.n[1]);
-      return fmt::format("field {} is {} first at node ({}, {}, {}) (x = {:g}, y = {:g}, z = {:g})", f.name,
-                         non_finite_name(v), i, j, k, g.coord(0, i), g.coord(1, j), g.coord(2, k));
-    }
+  for (const FieldRef& f : module.fields()) {
+    const auto bad = f.precision == Precision::float32 ? first_non_finite(g, static_cast<const float*>(f.data))
+                                                       : first_non_finite(g, static_cast<const double*>(f.data));
+    if (bad) return fmt::format("field {} is {} first {}", f.name, bad->name, bad->where);
+  }
   return "";
 }
 
@@ -192,6 +189,12 @@ void run_simulation(const RunOptions& opt) {
     return out_node ? out_node->get_or(key, fallback) : fallback;
   };
   const std::filesystem::path out_dir = opt.output.value_or(out_get("dir", std::string("output/" + name)));
+  auto fail_output_dir = [&](const std::string& why) {  // at -o or output.dir, whichever named it
+    const std::string what = fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why);
+    if (opt.output) throw Error("-o: " + what);
+    if (out_node && out_node->has("dir")) out_node->fail("dir", what);
+    throw Error(what + " (set output.dir or -o)");
+  };
   const long every = out_get("every", std::max(1L, (time.steps + 9) / 10));
   const long diag_every = out_get("diagnostics_every", 1L);
   std::vector<std::string> formats = out_get("formats", std::vector<std::string>{"hdf5", "vtk", "csv"});
@@ -226,12 +229,7 @@ void run_simulation(const RunOptions& opt) {
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
   if (opt.mode != RunOptions::Mode::bench)
-    if (const std::string why = output_dir_problem(out_dir); !why.empty()) {
-      const std::string what = fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why);
-      if (opt.output) throw Error("-o: " + what);
-      if (out_node && out_node->has("dir")) out_node->fail("dir", what);
-      throw Error(what + " (set output.dir or -o)");
-    }
+    if (const std::string why = output_dir_problem(out_dir); !why.empty()) fail_output_dir(why);
   if (opt.mode == RunOptions::Mode::check) {
     if (!opt.quiet)
       fmt::print("{}: OK ({} module, {} points, {})\n", opt.deck.string(), module_name, grid.size(),
@@ -246,12 +244,7 @@ void run_simulation(const RunOptions& opt) {
   if (!bench) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
-    if (ec) {
-      const std::string what = fmt::format("cannot create the output directory '{}': {}", out_dir.string(), ec.message());
-      if (opt.output) throw Error("-o: " + what);
-      if (out_node && out_node->has("dir")) out_node->fail("dir", what);
-      throw Error(what + " (set output.dir or -o)");
-    }
+    if (ec) fail_output_dir(ec.message());
     for (const auto* w : writers_wanted) writers.push_back(w->create(WriterSetup{out_dir, name, grid}));
   }
   double output_s = 0;

@@ -6,9 +6,6 @@
 
 namespace tridsim {
 
-// How a value that is not finite is named in messages: NaN, +inf or -inf.
-inline const char* non_finite_name(double v) { return v != v ? "NaN" : v > 0 ? "+inf" : "-inf"; }
-
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -8,6 +8,7 @@
 
 #include "core/deck.hpp"
 #include "core/errors.hpp"
+#include "core/non_finite.hpp"
 
 namespace tridsim {
 
@@ -92,15 +93,8 @@ template void Expression::fill<double>(const Grid&, double, double*) const;
 
 template <class T>
 void require_finite_values(const DeckNode& node, const std::string& key, const Grid& g, double t, const T* values) {
-  for (index_t o = 0; o < g.size(); ++o) {
-    if (std::isfinite(double(values[o]))) continue;
-    const index_t i = o % g.n[0], j = (o / g.n[0]) % g.n[1], k = o / (g.n[0] * g.n[1]);
-    const double v = double(values[o]);
-    node.fail(key, fmt::format("is {} at node ({}, {}, {}) (x = {:g}, y = {:g}, z = {:g}, t = {:g}); it must be finite "
-                               "at every grid node",
-                               non_finite_name(v), i, j, k, g.coord(0, i), g.coord(1, j),
-                               g.coord(2, k), t));
-  }
+  if (const auto bad = first_non_finite(g, values))
+    node.fail(key, fmt::format("is {} {} at t = {:g}; it must be finite at every grid node", bad->name, bad->where, t));
 }
 
 template void require_finite_values<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);

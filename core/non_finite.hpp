@@ -1,0 +1,22 @@
+#pragma once
+// Finding and naming values that are not finite (NaN, +inf, -inf), for the messages of deck
+// checks and of a run that diverges.
+#include <optional>
+#include <string>
+
+#include "core/grid.hpp"
+
+namespace tridsim {
+
+// "NaN", "+inf" or "-inf".
+const char* non_finite_name(double v);
+
+// The first node of a field over g whose value is not finite; nullopt when every value is.
+struct NonFinite {
+  const char* name;   // its value, named
+  std::string where;  // "at node (i, j, k) (x = .., y = .., z = ..)"
+};
+template <class T>
+std::optional<NonFinite> first_non_finite(const Grid& g, const T* values);
+
+}  // namespace tridsim
