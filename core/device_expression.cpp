@@ -190,6 +190,14 @@ void DeviceExpression<T>::fill(const Grid& g, double t, T* out, void* stream) co
 }
 
 template <class T>
+void DeviceExpression<T>::fill_host(const Grid& g, double t, T* host_out) const {
+  cuda::DeviceArray<T> values;
+  values.allocate(g.size());
+  fill(g, t, values.p);
+  TRIDSIM_CUDA(cudaMemcpy(host_out, values.p, sizeof(T) * std::size_t(g.size()), cudaMemcpyDeviceToHost));
+}
+
+template <class T>
 void DeviceExpression<T>::fill_face(const Grid& g, int axis, int side, double t, T* out, void* stream) const {
   if (axis < 0 || axis > 2 || side < 0 || side > 1)
     throw Error("DeviceExpression::fill_face: no face (axis " + std::to_string(axis) + ", side " +

@@ -26,6 +26,8 @@ class DeviceExpression {
   // Value at every node of g at time t into device memory, x-fastest: i + nx*(j + ny*k).
   // `stream` is a cudaStream_t (nullptr: the default stream); the call does not synchronize.
   void fill(const Grid& g, double t, T* device_out, void* stream = nullptr) const;
+  // The same into host memory (through a device buffer; returns when the values are there).
+  void fill_host(const Grid& g, double t, T* host_out) const;
   // Value at every node of face (axis, side) in Face's layout: its own axes p < q, ip + np*iq.
   void fill_face(const Grid& g, int axis, int side, double t, T* device_out, void* stream = nullptr) const;
   // The translated CUDA C++ expression.

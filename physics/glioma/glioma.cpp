@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/expression_fill.hpp"
 #include "physics/glioma/face_lines.hpp"
 #include "physics/glioma/glioma_gpu.hpp"
 #include "physics/glioma/tissue.hpp"
@@ -115,7 +116,7 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
   } else {
     const Expression initial = Expression::from_deck(s, "initial", ctx.constants);
     if (initial.uses_time()) s.fail("initial", "is the density at the start time: it may use x, y, z but not t");
-    initial.fill(grid, t0, c_.data());
+    fill_on_backend(s, "initial", initial, ctx.backend, grid, t0, c_.data());
     require_finite_values(s, "initial", grid, t0, c_.data());
     const auto [lo, hi] = std::minmax_element(c_.begin(), c_.end());
     if (!(*lo >= 0 && *hi <= 1)) s.fail("initial", "must be a density in [0, 1] at every node");

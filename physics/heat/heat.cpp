@@ -5,10 +5,11 @@
 #include <limits>
 
 #include "core/device.hpp"
-#include "solvers/tridiagonal/batched.hpp"
+#include "core/expression_fill.hpp"
+#include "core/expression_translate.hpp"
 #include "physics/heat/face_data.hpp"
 #include "physics/heat/heat_gpu.hpp"
-#include "core/expression_translate.hpp"
+#include "solvers/tridiagonal/batched.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {
@@ -59,7 +60,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   } else {
     variable_kappa_ = true;
     kappa_.resize(grid.size());
-    kappa.fill(grid, t0, kappa_.data());
+    fill_on_backend(s, "diffusivity", kappa, ctx.backend, grid, t0, kappa_.data());
     require_finite_values(s, "diffusivity", grid, t0, kappa_.data());
     const T lo = *std::min_element(kappa_.begin(), kappa_.end());
     s.require(lo > 0 && std::isfinite(double(lo)), "diffusivity", kappa.text() + " (minimum " + std::to_string(lo) + ")",
@@ -71,7 +72,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     source_moves_ = source_.uses_time();
     if (has_source_) {
       f_.resize(grid.size());
-      source_.fill(grid, t0, f_.data());
+      fill_on_backend(s, "source", source_, ctx.backend, grid, t0, f_.data());
       require_finite_values(s, "source", grid, t0, f_.data());
     }
   }
@@ -88,7 +89,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   const Expression initial = Expression::from_deck(s, "initial", constants);
   bc_.read(s, grid, constants);
   u_.resize(grid.size());
-  initial.fill(grid, t0, u_.data());
+  fill_on_backend(s, "initial", initial, ctx.backend, grid, t0, u_.data());
   require_finite_values(s, "initial", grid, t0, u_.data());
   bc_.impose_dirichlet(t0, u_.data());
   if (grid.dim > 1) work_.resize(grid.size());
