@@ -55,6 +55,13 @@ TRIDSIM_HOST_DEVICE inline void diffusion_row(index_t r, index_t n, T w, bool di
   }
 }
 
+// b = 2 k g / h: the flux term at a node of a Neumann face (g the outward derivative, the node's
+// half cell). An implicit stage that takes the increment of g over a step adds dt/2 b(dg).
+template <class T>
+TRIDSIM_HOST_DEVICE inline T neumann_flux_term(T k, T g, T inv_h) {
+  return T(2) * k * g * inv_h;
+}
+
 // Offsets of the two neighbours of a node at position p of n along an axis of stride s; a
 // missing neighbour (box face) is mirrored.
 TRIDSIM_HOST_DEVICE inline void mirrored_neighbours(index_t p, index_t n, index_t s, index_t& sm, index_t& sp) {

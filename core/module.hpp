@@ -11,6 +11,7 @@
 #include "core/backend.hpp"
 #include "core/deck.hpp"
 #include "core/expression.hpp"
+#include "core/field_stats.hpp"
 #include "core/grid.hpp"
 #include "core/types.hpp"
 #include "outputs/writer.hpp"
@@ -22,13 +23,6 @@ struct SetupContext {
   Precision precision = Precision::float64;
   Backend backend = Backend::cpu;  // cpu or cuda (auto is resolved by the driver)
   Constants constants;  // the deck's named constants, for expressions
-};
-
-// Error of a field against an exact solution.
-struct ErrorNorms {
-  std::string field;
-  double l2 = 0;    // sqrt(mean of squared errors over all nodes)
-  double max = 0;   // max abs error
 };
 
 class Module {

@@ -121,22 +121,16 @@ void BvpModule<T>::step(double /*t*/, double /*dt*/) {
 template <class T>
 void BvpModule<T>::compute_errors() {
   if (errors_done_ || !exact_ || !solved_) return;
-  double sq = 0, ex2 = 0, mx = 0;
-  const index_t N = g_.n[0];
-#pragma omp parallel reduction(+ : sq, ex2) reduction(max : mx)
-  {
-    const Expression local(*exact_);
-#pragma omp for schedule(static)
-    for (index_t i = 0; i < N; ++i) {
-      const double ex = local(g_.coord(0, i), 0, 0, t0_), e = double(u_[i]) - ex;
-      sq += e * e;
-      ex2 += ex * ex;
-      mx = std::max(mx, std::abs(e));
-    }
-  }
-  err_l2_ = std::sqrt(sq / double(N));
-  err_max_ = mx;
-  err_rel_ = ex2 > 0 ? std::sqrt(sq / ex2) : std::sqrt(sq);
+  const index_t N = g_.size();
+  AlignedVector<double> exact(N);
+  exact_->fill(g_, t0_, exact.data());
+  const ErrorNorms e = error_norms_of("u", u_.data(), exact.data(), N);
+  double ex2 = 0;
+#pragma omp parallel for reduction(+ : ex2)
+  for (index_t i = 0; i < N; ++i) ex2 += exact[i] * exact[i];
+  err_l2_ = e.l2;  // sqrt(sum e^2 / N)
+  err_max_ = e.max;
+  err_rel_ = e.l2 * std::sqrt(double(N) / (ex2 > 0 ? ex2 : 1.0));  // ||e|| / ||exact||, or ||e||
   errors_done_ = true;
 }
 
@@ -164,16 +158,8 @@ std::vector<FieldRef> BvpModule<T>::fields() {
 
 template <class T>
 std::vector<Diagnostic> BvpModule<T>::diagnostics(double /*t*/) {
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
-  const index_t N = index_t(u_.size());
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : sum)
-  for (index_t i = 0; i < N; ++i) {
-    lo = std::min(lo, double(u_[i]));
-    hi = std::max(hi, double(u_[i]));
-    sum += double(u_[i]);
-  }
-  if (std::isnan(sum)) lo = hi = sum;  // min and max skip NaN; make it visible
-  std::vector<Diagnostic> d{{"u_min", lo}, {"u_max", hi}, {"u_mean", sum / double(N)}, {"solve_s", solve_s_}};
+  const FieldStats s = field_stats(StatsSpec::plain(g_), u_.data());
+  std::vector<Diagnostic> d{{"u_min", s.lo}, {"u_max", s.hi}, {"u_mean", s.sum / double(g_.size())}, {"solve_s", solve_s_}};
   if (auto rel = relative_error()) d.push_back({"relative_error", *rel});
   return d;
 }

@@ -12,6 +12,7 @@
 #include "core/expression_fill.hpp"
 #include "physics/glioma/face_lines.hpp"
 #include "physics/glioma/glioma_gpu.hpp"
+#include "physics/glioma/reaction.hpp"
 #include "physics/glioma/tissue.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/solver_choice.hpp"
@@ -28,14 +29,6 @@ template <class T>
 T face(T a, T b) {
   return face_mean<FaceMean::harmonic>(a, b);
 }
-
-// The exact flow of dc/dt = rho c (1 - c) over tau: c -> c E / (1 + c (E - 1)), E = exp(rho tau).
-template <class T>
-struct Logistic {
-  T e, em1;
-  Logistic(double rho, double tau) : e(T(std::exp(rho * tau))), em1(T(std::expm1(rho * tau))) {}
-  T operator()(T c) const { return c * e / (T(1) + c * em1); }
-};
 
 }  // namespace
 
@@ -310,7 +303,7 @@ void GliomaModule<T>::step_explicit(double dt) {
     std::fill(dst, dst + nx, T(0));
     add_operator(c, o, 0, q % ny, q / ny, nx, tau, dst);
 #pragma omp simd
-    for (index_t l = 0; l < nx; ++l) dst[l] = c[o + l] + (dst[l] + tau * r * c[o + l] * (T(1) - c[o + l]));
+    for (index_t l = 0; l < nx; ++l) dst[l] = c[o + l] + (dst[l] + logistic_increment(tau, r, c[o + l]));
   }
   c_.swap(work_);
 }
@@ -334,48 +327,18 @@ std::vector<FieldRef> GliomaModule<T>::fields() {
           {"D", precision_of<T>(), D_.data()}};
 }
 
-template <class T>
-double GliomaModule<T>::axis_weight(int a, index_t p) const {
-  if (a >= g_.dim) return 1.0;
-  return g_.h(a) * (p == 0 || p == g_.n[a] - 1 ? 0.5 : 1.0);
-}
-
-template <class T>
-double GliomaModule<T>::weight(index_t i, index_t j, index_t k) const {
-  return axis_weight(0, i) * axis_weight(1, j) * axis_weight(2, k);
-}
-
 // Burden = integral of c; visible volumes = measure of {c >= t1} (T1 contrast) and
 // {c >= flair} (FLAIR), by the trapezoidal rule; radii of the ball (disc, interval) of equal volume.
 template <class T>
 std::vector<Diagnostic> GliomaModule<T>::diagnostics(double) {
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, burden = 0, v1 = 0, v2 = 0;
+  // thresholds rounded to T: compared with c as the CPU's T comparisons would
+  const StatsSpec spec = StatsSpec::integral(g_, double(T(t1_)), double(T(flair_)));
 #if TRIDSIM_HAVE_CUDA
-  if (gpu_) {
-    const auto r = gpu_->reduce(t1_, flair_);
-    lo = r[0], hi = r[1], burden = r[2], v1 = r[3], v2 = r[4];
-  }
+  const FieldStats s = gpu_ ? gpu_->stats(spec) : field_stats(spec, c_.data());
+#else
+  const FieldStats s = field_stats(spec, c_.data());
 #endif
-  if (!gpu_) {
-    const T* c = c_.data();
-    const T t1 = T(t1_), t2 = T(flair_);
-#pragma omp parallel for collapse(2) reduction(min : lo) reduction(max : hi) reduction(+ : burden, v1, v2)
-    for (index_t k = 0; k < g_.n[2]; ++k)
-      for (index_t j = 0; j < g_.n[1]; ++j) {
-        const index_t o = g_.index(0, j, k), nx = g_.n[0];
-        const double wjk = axis_weight(1, j) * axis_weight(2, k);
-        for (index_t i = 0; i < nx; ++i) {
-          const double x = double(c[o + i]);
-          const double wt = wjk * axis_weight(0, i);
-          lo = std::min(lo, x);
-          hi = std::max(hi, x);
-          burden += wt * x;
-          if (c[o + i] >= t1) v1 += wt;
-          if (c[o + i] >= t2) v2 += wt;
-        }
-      }
-    if (std::isnan(burden)) lo = hi = burden;  // min/max skip NaN; make it visible
-  }
+  const double lo = s.lo, hi = s.hi, burden = s.sum, v1 = s.level[0], v2 = s.level[1];
   auto radius = [&](double v) {
     if (g_.dim == 3) return std::cbrt(3 * v / (4 * std::numbers::pi));
     if (g_.dim == 2) return std::sqrt(v / std::numbers::pi);

@@ -45,9 +45,6 @@ class GliomaModule final : public Module {
   // The current density on the host (copied from the device with the cuda backend).
   const AlignedVector<T>& density();
   const AlignedVector<T>& diffusivity() const { return D_; }
-  // Trapezoidal quadrature weight of node (i, j, k) (cell volume, halved on each boundary face).
-  double weight(index_t i, index_t j, index_t k) const;
-  double axis_weight(int axis, index_t pos) const;
   // The explicit stability limit of this grid and D (also reported for strang-adi).
   double explicit_limit() const { return explicit_limit_; }
 

@@ -18,6 +18,7 @@
 #include "core/cuda_support.cuh"
 #include "core/diffusion.hpp"
 #include "core/errors.hpp"
+#include "physics/glioma/reaction.hpp"
 #include "solvers/tridiagonal/cuda/line_solve.cuh"
 
 namespace tridsim {
@@ -33,11 +34,10 @@ struct View {
   index_t n[3], sy, sz;
   const T* D;
   T coef[3];  // dt / h^2: the explicit operator
-  T e, em1;   // the logistic flow over dt/2: c -> c e / (1 + c em1)
+  Logistic<T> logistic;  // the reaction's exact flow over dt/2
   T dt, rho;
 
   __device__ index_t stride(int a) const { return a == 0 ? 1 : a == 1 ? sy : sz; }
-  __device__ T logistic(T c) const { return c * e / (T(1) + c * em1); }
   __device__ T value(const T* u, index_t o, bool react) const { return react ? logistic(u[o]) : u[o]; }
   // dt (A f(u)) at node o = (i, j, k), f = L (react) or the identity; no flux through the box
   // faces (missing neighbours mirrored), summed axis by axis as on the CPU.
@@ -81,44 +81,8 @@ __global__ void explicit_step(View<T> v, const T* u, T* out) {
   for (index_t o = index_t(blockIdx.x) * blockDim.x + threadIdx.x; o < N; o += index_t(gridDim.x) * blockDim.x) {
     const index_t ijk[3] = {o % v.n[0], (o / v.n[0]) % v.n[1], o / (v.n[0] * v.n[1])};
     const T c = u[o];
-    out[o] = c + (v.op(u, o, ijk, false) + v.dt * v.rho * c * (T(1) - c));
+    out[o] = c + (v.op(u, o, ijk, false) + logistic_increment(v.dt, v.rho, c));
   }
-}
-
-// Per-block min, max, integral of c and measures of {c >= t1}, {c >= t2} (trapezoidal weights).
-template <class T>
-__global__ void reduce_kernel(View<T> v, const T* u, double h0, double h1, double h2, T t1, T t2, double* partial) {
-  __shared__ double sh[5][256];
-  const index_t N = v.n[0] * v.n[1] * v.n[2];
-  const double h[3] = {h0, h1, h2};
-  double lo = INFINITY, hi = -INFINITY, sum = 0, v1 = 0, v2 = 0;
-  for (index_t o = index_t(blockIdx.x) * blockDim.x + threadIdx.x; o < N; o += index_t(gridDim.x) * blockDim.x) {
-    const index_t ijk[3] = {o % v.n[0], (o / v.n[0]) % v.n[1], o / (v.n[0] * v.n[1])};
-    double aw[3];
-    for (int a = 0; a < 3; ++a)
-      aw[a] = a < v.dim ? h[a] * (ijk[a] == 0 || ijk[a] == v.n[a] - 1 ? 0.5 : 1.0) : 1.0;
-    const double wt = aw[1] * aw[2] * aw[0];
-    const T c = u[o];
-    const double x = double(c);
-    lo = fmin(lo, x);  // (a NaN makes the sum NaN; the host reports it as min and max)
-    hi = fmax(hi, x);
-    sum += wt * x;
-    if (c >= t1) v1 += wt;
-    if (c >= t2) v2 += wt;
-  }
-  const int t = threadIdx.x;
-  sh[0][t] = lo, sh[1][t] = hi, sh[2][t] = sum, sh[3][t] = v1, sh[4][t] = v2;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (t < half) {
-      sh[0][t] = fmin(sh[0][t], sh[0][t + half]);
-      sh[1][t] = fmax(sh[1][t], sh[1][t + half]);
-      for (int q = 2; q < 5; ++q) sh[q][t] += sh[q][t + half];
-    }
-    __syncthreads();
-  }
-  if (t == 0)
-    for (int q = 0; q < 5; ++q) partial[5 * blockIdx.x + q] = sh[q][0];
 }
 
 }  // namespace
@@ -131,7 +95,6 @@ struct GliomaGpu<T>::Impl {
   Grid grid;
   double rho = 0;
   DeviceArray<T> u, du, D;
-  mutable DeviceArray<double> partial;
 
   std::array<tridiag::GpuAlgorithm, 3> solver{};
   T w[3] = {};  // dt/2 / h^2: line matrices I - w A
@@ -147,8 +110,7 @@ struct GliomaGpu<T>::Impl {
       w[a] = a < grid.dim ? T(0.5 * dt / (h * h)) : T(0);
       view.coef[a] = a < grid.dim ? T(dt) / T(h * h) : T(0);
     }
-    view.e = T(std::exp(rho * 0.5 * dt));
-    view.em1 = T(std::expm1(rho * 0.5 * dt));
+    view.logistic = Logistic<T>(rho, 0.5 * dt);
     view.dt = T(dt);
   }
 };
@@ -226,24 +188,8 @@ void GliomaGpu<T>::step_explicit(double dt) {
 }
 
 template <class T>
-std::array<double, 5> GliomaGpu<T>::reduce(double t1, double t2) const {
-  auto& I = *impl_;
-  const index_t N = I.grid.size();
-  const unsigned blocks = unsigned(std::min<index_t>((N + 255) / 256, 1024));
-  if (I.partial.n < 5 * index_t(blocks)) I.partial.allocate(5 * index_t(blocks));
-  reduce_kernel<T><<<blocks, 256>>>(I.view, I.u.p, I.grid.h(0), I.grid.h(1), I.grid.h(2), T(t1), T(t2), I.partial.p);
-  TRIDSIM_CUDA_LAUNCH();
-  std::vector<double> host(5 * std::size_t(blocks));
-  TRIDSIM_CUDA(cudaMemcpy(host.data(), I.partial.p, sizeof(double) * host.size(), cudaMemcpyDeviceToHost));
-  std::array<double, 5> r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0, 0, 0};
-  for (unsigned b = 0; b < blocks; ++b) {
-    const double* p = host.data() + 5 * b;
-    r[0] = std::min(r[0], p[0]);
-    r[1] = std::max(r[1], p[1]);
-    for (int q = 2; q < 5; ++q) r[q] += p[q];
-  }
-  if (std::isnan(r[2])) r[0] = r[1] = r[2];  // min/max skip NaN; make it visible
-  return r;
+FieldStats GliomaGpu<T>::stats(const StatsSpec& s) const {
+  return field_stats_cuda(s, impl_->u.p);
 }
 
 template class GliomaGpu<float>;

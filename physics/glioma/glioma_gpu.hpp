@@ -6,6 +6,7 @@
 #include <array>
 #include <memory>
 
+#include "core/field_stats.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
 
@@ -29,8 +30,8 @@ class GliomaGpu {
   void step_adi(double dt);
   void step_explicit(double dt);
   void synchronize();
-  // min, max, integral of c, measure of {c >= t1}, measure of {c >= t2} (trapezoidal weights).
-  std::array<double, 5> reduce(double t1, double t2) const;
+  // Statistics of c, reduced on the device (core/field_stats.hpp).
+  FieldStats stats(const StatsSpec& s) const;
 
  private:
   struct Impl;

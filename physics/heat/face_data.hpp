@@ -18,7 +18,7 @@ template <class T>
 struct FaceOperator {
   const T* kappa = nullptr;  // grid node values (null: kappa0)
   T kappa0 = 1;
-  T c = 0, cf = 0;            // dt/2 / h^2 and dt / h along b
+  T c = 0, half_dt = 0, ih = 0;  // dt/2 / h^2, dt/2 and 1 / h along b
   index_t np = 1;             // the face's layout: e = ip + np iq
   bool first = true;          // b is the face's first axis (p)
   index_t nb = 1, sb = 1;     // nodes along b, their stride in the face
@@ -39,7 +39,7 @@ struct FaceOperator {
     const T kr = face_mean<FaceMean::arithmetic>(k, kap(o + sp * gs));
     T x = v[e] - c * diffusion_difference(kl, kr, v[e + sm * sb], v[e], v[e + sp * sb]);
     for (int side = 0; side < 2; ++side)
-      if (dflux[side] && m == (side ? nb - 1 : 0)) x -= cf * k * dflux[side][d0 + L * ds];
+      if (dflux[side] && m == (side ? nb - 1 : 0)) x -= half_dt * neumann_flux_term(k, dflux[side][d0 + L * ds], ih);
     return x;
   }
 };
@@ -57,7 +57,8 @@ FaceOperator<T> make_face_operator(const Boundary& bc, std::size_t fi, int along
   op.kappa = kappa;
   op.kappa0 = kappa0;
   op.c = T(0.5 * dt / (h * h));
-  op.cf = T(dt / h);
+  op.half_dt = T(0.5 * dt);
+  op.ih = T(1.0 / h);
   op.np = f.np;
   op.first = along == f.p;
   op.nb = g.n[along];

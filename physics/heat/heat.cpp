@@ -206,20 +206,20 @@ void HeatModule<T>::add_operator(int axis, const T* src, const Run& r, T scale, 
 // `data`: flux_, or face_data_ for the second Peaceman-Rachford stage).
 template <class T>
 void HeatModule<T>::add_flux(int axis, const Run& r, T scale, const std::vector<AlignedVector<T>>& data, T* out) const {
-  const T c = scale * T(2) / T(g_.h(axis));
+  const T ih = T(1.0 / g_.h(axis));
   auto kap = [&](index_t o) { return variable_kappa_ ? kappa_[o] : kappa0_; };
   if (axis == 0) {
     const index_t face_index = r.j + g_.n[1] * r.k, last = g_.n[0] - 1;
-    if (r.i0 == 0 && !bc_.dirichlet(0, 0)) out[0] += c * kap(r.o) * data[face_id(0, 0)][face_index];
+    if (r.i0 == 0 && !bc_.dirichlet(0, 0)) out[0] += scale * neumann_flux_term(kap(r.o), data[face_id(0, 0)][face_index], ih);
     if (r.i0 + r.w - 1 == last && !bc_.dirichlet(0, 1))
-      out[r.w - 1] += c * kap(r.o + r.w - 1) * data[face_id(0, 1)][face_index];
+      out[r.w - 1] += scale * neumann_flux_term(kap(r.o + r.w - 1), data[face_id(0, 1)][face_index], ih);
     return;
   }
   const index_t pos = axis == 1 ? r.j : r.k;
   const int side = pos == 0 ? 0 : pos == g_.n[axis] - 1 ? 1 : -1;
   if (side < 0 || bc_.dirichlet(axis, side)) return;
   const T* g = data[face_id(axis, side)].data() + r.i0 + g_.n[0] * (axis == 1 ? r.k : r.j);
-  for (index_t l = 0; l < r.w; ++l) out[l] += c * kap(r.o + l) * g[l];
+  for (index_t l = 0; l < r.w; ++l) out[l] += scale * neumann_flux_term(kap(r.o + l), g[l], ih);
 }
 
 template <class T>
@@ -308,11 +308,11 @@ void HeatModule<T>::set_face_rows(int axis, double dt, T* field) const {
       continue;
     }
     if (!f.value.uses_time()) continue;
-    const T c = T(dt / g_.h(axis));
+    const T half_dt = T(0.5 * dt), ih = T(1.0 / g_.h(axis));
     for (index_t iq = 0; iq < f.nq; ++iq)
       for (index_t ip = 0; ip < f.np; ++ip) {
         const index_t node = f.node(g_, ip, iq);
-        field[node] += c * (variable_kappa_ ? kappa_[node] : kappa0_) * data[ip + f.np * iq];
+        field[node] += half_dt * neumann_flux_term(variable_kappa_ ? kappa_[node] : kappa0_, data[ip + f.np * iq], ih);
       }
   }
 }
@@ -472,28 +472,13 @@ std::vector<FieldRef> HeatModule<T>::fields() {
 
 template <class T>
 std::vector<Diagnostic> HeatModule<T>::diagnostics(double) {
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
-  const index_t n = index_t(u_.size());
-  const T* u = u_.data();
+  const StatsSpec spec = StatsSpec::plain(g_);
 #if TRIDSIM_HAVE_CUDA
-  if (gpu_) {
-    const auto r = gpu_->reduce_u();
-    lo = r[0];
-    hi = r[1];
-    sum = r[2];
-  }
+  const FieldStats s = gpu_ ? gpu_->stats(spec) : field_stats(spec, u_.data());
+#else
+  const FieldStats s = field_stats(spec, u_.data());
 #endif
-  if (!gpu_) {
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : sum)
-    for (index_t i = 0; i < n; ++i) {
-      const double x = double(u[i]);
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
-      sum += x;
-    }
-  }
-  if (std::isnan(sum)) lo = hi = sum;  // min/max skip NaN; make it visible
-  return {{"u_min", lo}, {"u_max", hi}, {"u_mean", sum / double(n)}};
+  return {{"u_min", s.lo}, {"u_max", s.hi}, {"u_mean", s.sum / double(g_.size())}};
 }
 
 template <class T>
@@ -502,24 +487,7 @@ std::optional<ErrorNorms> HeatModule<T>::error_norms(double t) {
   solution();
   AlignedVector<double> e(g_.size());
   exact_->fill(g_, t, e.data());
-  double sq = 0, mx = 0;
-  index_t bad = 0;
-  const index_t n = index_t(e.size());
-#pragma omp parallel for reduction(+ : sq, bad) reduction(max : mx)
-  for (index_t i = 0; i < n; ++i) {
-    const double d = std::abs(double(u_[i]) - e[i]);
-    if (!std::isfinite(d)) {
-      ++bad;
-      continue;
-    }
-    sq += d * d;
-    mx = std::max(mx, d);
-  }
-  if (bad > 0) {  // a non-finite exact value or u is reported, not hidden in a max
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    return ErrorNorms{"u", nan, nan};
-  }
-  return ErrorNorms{"u", std::sqrt(sq / double(n)), mx};
+  return error_norms_of("u", u_.data(), e.data(), g_.size());
 }
 
 template <class T>

@@ -7,9 +7,6 @@
 #include "physics/heat/heat_gpu.hpp"
 
 #include <cuda_runtime.h>
-#include <thrust/device_ptr.h>
-#include <thrust/extrema.h>
-#include <thrust/reduce.h>
 
 #include <algorithm>
 #include <optional>
@@ -73,14 +70,13 @@ struct View {
                         : diffusion_difference(kappa0, src[o + sm], src[o], src[o + sp]);
     return val * ih2[axis];
   }
-  // 2 kappa g / h at a Neumann-face node of `axis`.
   // 2 kappa g / h at a Neumann-face node of `axis`, g from data[side] (flux, or stage for the
   // y data of Peaceman-Rachford's second stage).
   __device__ T flux_term(int axis, index_t o, index_t i, index_t j, index_t k, const T* const* data) const {
     const index_t pos = axis == 0 ? i : axis == 1 ? j : k;
     const int side = pos == 0 ? 0 : pos == n[axis] - 1 ? 1 : -1;
     if (side < 0 || dir[axis][side]) return T(0);
-    return T(2) * kap(o) * data[side][face_index(axis, i, j, k)] * ih[axis];
+    return neumann_flux_term(kap(o), data[side][face_index(axis, i, j, k)], ih[axis]);
   }
   // f + the flux terms of every axis; y_data: where the y fluxes come from.
   __device__ T all_fluxes(index_t o, index_t i, index_t j, index_t k, const T* const* y_data = nullptr) const {
@@ -229,13 +225,13 @@ __global__ void face_apply(FaceOperator<T> op, index_t n, const T* in, T* out) {
 }
 unsigned face_blocks(index_t n) { return unsigned((n + 255) / 256); }
 
-// Stage rows on a Neumann face of `axis` (Douglas, y and z): field += dt kappa / h * dg, with dg
+// Stage rows on a Neumann face of `axis` (Douglas, y and z): field += dt/2 * 2 kappa dg / h, with dg
 // the face's flux change over the step (the CPU's set_face_rows).
 template <class T>
 __global__ void add_face_flux(View<T> v, int axis, int side, T dt, const T* dg, T* field) {
   const index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   index_t o;
-  if (face_node(v, axis, side, e, o)) field[o] += dt * v.ih[axis] * v.kap(o) * dg[e];
+  if (face_node(v, axis, side, e, o)) field[o] += T(0.5) * dt * neumann_flux_term(v.kap(o), dg[e], v.ih[axis]);
 }
 
 }  // namespace
@@ -467,12 +463,8 @@ void HeatGpu<T>::synchronize() {
 }
 
 template <class T>
-std::array<double, 3> HeatGpu<T>::reduce_u() const {
-  const auto& I = *impl_;
-  thrust::device_ptr<const T> p(I.u.p);
-  const auto mm = thrust::minmax_element(p, p + I.grid.size());
-  const double sum = double(thrust::reduce(p, p + I.grid.size(), T(0)));
-  return {double(*mm.first), double(*mm.second), sum};
+FieldStats HeatGpu<T>::stats(const StatsSpec& s) const {
+  return field_stats_cuda(s, impl_->u.p);
 }
 
 template class HeatGpu<float>;

@@ -9,6 +9,7 @@
 #include "core/aligned.hpp"
 #include "core/boundary.hpp"
 #include "core/expression.hpp"
+#include "core/field_stats.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
@@ -54,8 +55,8 @@ class HeatGpu {
   void step_douglas(double dt);
   void step_peaceman_rachford(double dt);
   void synchronize();
-  // min, max and sum of u (NaN-aware on the host side).
-  std::array<double, 3> reduce_u() const;
+  // Statistics of u, reduced on the device (core/field_stats.hpp).
+  FieldStats stats(const StatsSpec& s) const;
 
  private:
   struct Impl;

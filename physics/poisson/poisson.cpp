@@ -220,25 +220,14 @@ std::vector<FieldRef> PoissonModule<T>::fields() {
 
 template <class T>
 std::vector<Diagnostic> PoissonModule<T>::diagnostics(double /*t*/) {
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
-  for (const T v : u_) {
-    lo = std::min(lo, double(v));
-    hi = std::max(hi, double(v));
-    sum += double(v);
-  }
-  if (std::isnan(sum)) lo = hi = sum;  // min and max skip NaN; make it visible
-  return {{"u_min", lo}, {"u_max", hi}, {"u_mean", sum / double(u_.size())}, {"residual", residual_}};
+  const FieldStats s = field_stats(StatsSpec::plain(g_), u_.data());
+  return {{"u_min", s.lo}, {"u_max", s.hi}, {"u_mean", s.sum / double(g_.size())}, {"residual", residual_}};
 }
 
 template <class T>
 std::optional<ErrorNorms> PoissonModule<T>::error_norms(double /*t*/) {
   if (!exact_ || !solved_) return std::nullopt;
-  double sq = 0, mx = 0;
-  for (const T e : err_) {
-    sq += double(e) * double(e);
-    mx = std::max(mx, std::abs(double(e)));
-  }
-  return ErrorNorms{"u", std::sqrt(sq / double(err_.size())), mx};
+  return error_norms_of("u", err_.data(), nullptr, index_t(err_.size()));
 }
 
 template class PoissonModule<float>;

@@ -5,11 +5,15 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <vector>
 #include <fstream>
 
 #include "core/backend.hpp"
 #include "core/deck.hpp"
+#include "core/field_stats.hpp"
 #include "outputs/writer.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
 
@@ -110,4 +114,41 @@ TEST_CASE("writer registry: built-in formats, aliases, registration") {
   CHECK(list_names(writer_names()) == "hdf5, xdmf, vtk, csv, null or nothing");
   CHECK_THROWS_AS(register_writer({"csv", {}, "again", make_null}), Error);
   CHECK_THROWS_AS(register_writer({"other", {"xdmf"}, "alias taken", make_null}), Error);
+}
+
+TEST_CASE("field statistics: trapezoidal integrals, level-set measures, NaN visible; error norms") {
+  Grid g;
+  g.dim = 2;
+  g.n = {5, 9, 1};
+  g.lo = {0, 0, 0};
+  g.hi = {2, 1, 1};
+  std::vector<double> u(std::size_t(g.size()));
+  std::vector<float> step(u.size());
+  for (index_t j = 0; j < g.n[1]; ++j)
+    for (index_t i = 0; i < g.n[0]; ++i) {
+      const double x = g.coord(0, i), y = g.coord(1, j);
+      u[std::size_t(g.index(i, j, 0))] = 1 + x + 2 * y;
+      step[std::size_t(g.index(i, j, 0))] = x <= 1 ? 1.0f : 0.0f;
+    }
+  const FieldStats plain = field_stats(StatsSpec::plain(g), u.data());
+  CHECK(plain.lo == 1);
+  CHECK(plain.hi == 5);
+  CHECK(plain.sum / double(g.size()) == doctest::Approx(3).epsilon(1e-14));  // symmetric grid: mean of x, y
+  // The trapezoidal rule integrates a linear field exactly: area 2 times the mean value 3.
+  CHECK(field_stats(StatsSpec::integral(g, 1e300, 1e300), u.data()).sum == doctest::Approx(6).epsilon(1e-14));
+  // {step >= 0.5} is x <= 1: nodes x = 0, 0.5, 1 with weights 0.25, 0.5, 0.5, times height 1.
+  const FieldStats levels = field_stats(StatsSpec::integral(g, 0.5, 2.0), step.data());
+  CHECK(levels.level[0] == doctest::Approx(1.25).epsilon(1e-14));
+  CHECK(levels.level[1] == 0);
+  u[7] = std::numeric_limits<double>::quiet_NaN();
+  const FieldStats bad = field_stats(StatsSpec::plain(g), u.data());
+  CHECK((std::isnan(bad.lo) && std::isnan(bad.hi) && std::isnan(bad.sum)));
+
+  const double exact[4] = {1, 2, 3, 4};
+  const double computed[4] = {1, 5, -1, 4};  // errors 0, 3, -4, 0
+  const ErrorNorms e = error_norms_of("u", computed, exact, 4);
+  CHECK(e.l2 == doctest::Approx(2.5).epsilon(1e-15));  // sqrt(25 / 4)
+  CHECK(e.max == 4);
+  const double with_inf[4] = {1, 2, HUGE_VAL, 4};
+  CHECK(std::isnan(error_norms_of("u", computed, with_inf, 4).max));
 }

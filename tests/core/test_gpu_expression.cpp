@@ -4,7 +4,8 @@
 //     1e-14 relative to the largest value (muparser folds some constants and its pow and the
 //     device's math functions may differ in the last bit), NaN where muparser gives NaN;
 //  2. the float fill is the device's double value cast to float, bit for bit;
-//  3. an expression the GPU cannot take gives a clear Error; a second instance reuses the kernel.
+//  3. an expression the GPU cannot take gives a clear Error; a second instance reuses the kernel;
+//  4. field statistics reduced on the device equal the host's (min, max exactly; sums to rounding).
 // Without a CUDA device the program prints "SKIPPED: no CUDA device" and exits 0.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -14,12 +15,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "core/device_expression.hpp"
 #include "expression_cases.hpp"
 #include "core/boundary.hpp"
+#include "core/field_stats.hpp"
 
 using namespace tridsim;
 
@@ -145,6 +148,27 @@ TEST_CASE("GPU expressions: untranslatable text is a clear Error") {
     CHECK(m.find("sin, cos") != std::string::npos);
   }
   CHECK_THROWS_AS(DeviceExpression<float>("x + q", {}), Error);
+}
+
+TEST_CASE("field statistics on the device equal the host's (core/field_stats.hpp)") {
+  const Grid g = test_grid();
+  std::vector<float> u(g.size());
+  Expression("sin(3*x)*cos(2*y) + z", {}).fill(g, 0, u.data());
+  float* d = nullptr;
+  REQUIRE(cudaMalloc(&d, u.size() * sizeof(float)) == cudaSuccess);
+  for (const StatsSpec& s : {StatsSpec::plain(g), StatsSpec::integral(g, 0.25, -0.5)}) {
+    REQUIRE(cudaMemcpy(d, u.data(), u.size() * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    const FieldStats host = field_stats(s, u.data()), dev = field_stats_cuda(s, d);
+    CHECK(dev.lo == host.lo);
+    CHECK(dev.hi == host.hi);
+    CHECK(dev.sum == doctest::Approx(host.sum).epsilon(1e-13));  // sums in double, another order
+    for (int q = 0; q < 2; ++q) CHECK(dev.level[q] == doctest::Approx(host.level[q]).epsilon(1e-13));
+  }
+  u[5] = std::numeric_limits<float>::quiet_NaN();
+  REQUIRE(cudaMemcpy(d, u.data(), u.size() * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+  const FieldStats bad = field_stats_cuda(StatsSpec::plain(g), d);
+  CHECK((std::isnan(bad.lo) && std::isnan(bad.hi) && std::isnan(bad.sum)));
+  cudaFree(d);
 }
 
 int main(int argc, char** argv) {

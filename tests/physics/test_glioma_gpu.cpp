@@ -74,7 +74,8 @@ void compare(const Case& c, double tolerance) {
     const double x = diagnostic(da, name), y = diagnostic(db, name);
     dsum = std::max(dsum, std::abs(x - y) / std::max(1e-300, std::abs(x)));
   }
-  const double node = cpu->weight(1, 1, 1);
+  const StatsSpec spec = StatsSpec::integral(c.grid, 0, 0);
+  const double node = spec.axis_weight(0, 1) * spec.axis_weight(1, 1) * spec.axis_weight(2, 1);  // interior
   for (const char* name : {"volume_t1", "volume_flair"})
     dvol = std::max(dvol, std::abs(diagnostic(da, name) - diagnostic(db, name)) / node);
   std::printf("%-18s %-6s relative difference: density %.2e, min/max/burden %.2e; volumes differ by %.0f nodes\n",

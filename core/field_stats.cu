@@ -1,0 +1,55 @@
+// The device side of core/field_stats.hpp: a grid-stride reduction with the host's add/merge.
+#include <algorithm>
+#include <vector>
+
+#include "core/cuda_support.cuh"
+#include "core/field_stats.hpp"
+
+namespace tridsim {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <class T>
+__global__ void field_stats_kernel(StatsSpec s, const T* u, FieldStats* partial) {
+  __shared__ alignas(FieldStats) unsigned char buffer[sizeof(FieldStats) * kThreads];  // no constructors
+  FieldStats* sh = reinterpret_cast<FieldStats*>(buffer);
+  const index_t N = s.n[0] * s.n[1] * s.n[2];
+  FieldStats mine;
+  for (index_t o = index_t(blockIdx.x) * blockDim.x + threadIdx.x; o < N; o += index_t(gridDim.x) * blockDim.x) {
+    const index_t i = o % s.n[0], j = (o / s.n[0]) % s.n[1], k = o / (s.n[0] * s.n[1]);
+    mine.add(s, double(u[o]), s.axis_weight(0, i) * s.axis_weight(1, j) * s.axis_weight(2, k));
+  }
+  const int t = threadIdx.x;
+  sh[t] = mine;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (t < half) sh[t].merge(sh[t + half]);
+    __syncthreads();
+  }
+  if (t == 0) partial[blockIdx.x] = sh[0];
+}
+
+}  // namespace
+
+template <class T>
+FieldStats field_stats_cuda(const StatsSpec& s, const T* u) {
+  const index_t N = s.n[0] * s.n[1] * s.n[2];
+  const unsigned blocks = unsigned(std::min<index_t>((N + kThreads - 1) / kThreads, 1024));
+  cuda::DeviceArray<FieldStats> partial;
+  partial.allocate(blocks);
+  field_stats_kernel<T><<<blocks, kThreads>>>(s, u, partial.p);
+  TRIDSIM_CUDA_LAUNCH();
+  std::vector<FieldStats> host(blocks);
+  TRIDSIM_CUDA(cudaMemcpy(host.data(), partial.p, sizeof(FieldStats) * blocks, cudaMemcpyDeviceToHost));
+  FieldStats total;
+  for (const FieldStats& b : host) total.merge(b);
+  total.make_nan_visible();
+  return total;
+}
+
+template FieldStats field_stats_cuda<float>(const StatsSpec&, const float*);
+template FieldStats field_stats_cuda<double>(const StatsSpec&, const double*);
+
+}  // namespace tridsim
