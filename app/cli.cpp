@@ -84,8 +84,10 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a simulation");
   add_deck_options(run);
   run->add_option("-o,--output", opt.output, "output folder (overrides output.dir)");
+  run->add_option("--restart", opt.restart, "continue from a checkpoint file (output.checkpoint writes them)");
   auto* check = app.add_subcommand("check", "validate a deck without running it");
   add_deck_options(check);
+  check->add_option("--restart", opt.restart, "also check that this checkpoint can continue the deck");
   auto* bench = app.add_subcommand("bench", "time the steps of a deck, writing nothing");
   add_deck_options(bench);
   bench->add_option("--steps", opt.bench_steps, "number of steps to time (default: the deck's)");
@@ -117,8 +119,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     opt.mode = *check ? RunOptions::Mode::check : *bench ? RunOptions::Mode::bench : RunOptions::Mode::run;
-    run_simulation(opt);
-    return 0;
+    return run_simulation(opt);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;

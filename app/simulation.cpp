@@ -5,16 +5,23 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <deque>
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <fmt/ranges.h>
 
 #include "app/progress.hpp"
+#include "app/time_line.hpp"
 #include "core/backend.hpp"
 #include "core/deck.hpp"
 #include "core/fp_env.hpp"
 #include "core/module.hpp"
 #include "core/non_finite.hpp"
+#include "outputs/checkpoint.hpp"
 #include "outputs/files.hpp"
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
@@ -134,9 +141,77 @@ void check_finite(const std::vector<Diagnostic>& diags, Module& module, const Gr
     }
 }
 
+// Output times from output.times and output.interval (within [start, end]).
+std::vector<double> read_output_times(const DeckNode& out, const TimeSettings& time) {
+  constexpr long kMaxOutputTimes = 10'000'000;
+  std::vector<double> stops;
+  if (out.has("times")) {
+    stops = out.get<std::vector<double>>("times");
+    for (const double t : stops)
+      if (!(std::isfinite(t) && t >= time.t0 && t <= time.end))
+        out.fail("times", fmt::format("{} is outside the run: every output time must be in [{}, {}] (time.start, "
+                                      "time.end)",
+                                      t, time.t0, time.end));
+  }
+  if (out.has("interval")) {
+    const double dt_out = out.get<double>("interval");
+    out.require(dt_out > 0 && std::isfinite(dt_out), "interval", dt_out, "a positive simulation time");
+    const double count = std::floor((time.end - time.t0) / dt_out * (1 + 1e-12));
+    if (count > double(kMaxOutputTimes))
+      out.fail("interval", fmt::format("{:.3g} output times; at most 10^7 (a larger interval)", count));
+    for (long k = 1; k <= long(count); ++k) stops.push_back(time.t0 + double(k) * dt_out);
+  }
+  return stops;
+}
+
+struct CheckpointSettings {
+  long every = 0;      // steps (0: none)
+  double wall = 0;     // seconds of wall time (0: none)
+  long keep = 2;       // newest files kept
+  bool enabled() const { return every > 0 || wall > 0; }
+};
+
+CheckpointSettings read_checkpoint_settings(const DeckNode& c) {
+  CheckpointSettings s;
+  s.every = c.get_or<long>("every", 0);
+  s.wall = c.get_or<double>("wall", 0.0);
+  s.keep = c.get_or<long>("keep", 2);
+  c.require(s.every >= 0, "every", s.every, "a number of steps (0: none)");
+  c.require(s.wall >= 0 && std::isfinite(s.wall), "wall", s.wall, "seconds of wall time between checkpoints (0: none)");
+  c.require(s.keep >= 1, "keep", s.keep, "at least 1 (how many of the newest checkpoints stay)");
+  if (!s.enabled()) c.fail("every", "give 'every' (steps) or 'wall' (seconds), or remove output.checkpoint");
+  return s;
+}
+
+// The signal that asked the run to stop (0: none). The handlers are installed with
+// SA_RESETHAND: a second signal ends the program at once.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void request_stop(int sig) { g_stop_signal = sig; }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = request_stop;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
+    g_stop_signal = 0;
+  }
+  ~StopSignals() {
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3];
+};
+
 }  // namespace
 
-void run_simulation(const RunOptions& opt) {
+int run_simulation(const RunOptions& opt) {
   const auto t_start = clock_type::now();
   register_builtin_modules();
 
@@ -195,10 +270,18 @@ void run_simulation(const RunOptions& opt) {
     if (out_node && out_node->has("dir")) out_node->fail("dir", what);
     throw Error(what + " (set output.dir or -o)");
   };
-  const long every = out_get("every", std::max(1L, (time.steps + 9) / 10));
+  const std::vector<double> output_times =
+      out_node && !steady ? read_output_times(*out_node, time) : std::vector<double>{};
+  const bool scheduled = out_node && (out_node->has("times") || out_node->has("interval"));
+  // Without a schedule, fields at about ten evenly spaced steps; with one, only at its times
+  // (and every N steps if `every` is given too).
+  const long every = out_get("every", scheduled ? 0L : std::max(1L, (time.steps + 9) / 10));
+  const std::optional<CheckpointSettings> checkpoint =
+      out_node && out_node->has("checkpoint") ? std::optional(read_checkpoint_settings(out_node->child("checkpoint")))
+                                              : std::nullopt;
   const long diag_every = out_get("diagnostics_every", 1L);
   std::vector<std::string> formats = out_get("formats", std::vector<std::string>{"hdf5", "vtk", "csv"});
-  if (every < 1) out_node->fail("every", "must be a positive number of steps");
+  if (every < 0 || (every == 0 && !scheduled)) out_node->fail("every", "must be a positive number of steps");
   if (diag_every < 1) out_node->fail("diagnostics_every", "must be a positive number of steps");
   std::vector<const WriterInfo*> writers_wanted;  // each once, in the order given
   for (const auto& f : formats) {
@@ -230,14 +313,52 @@ void run_simulation(const RunOptions& opt) {
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
   if (opt.mode != RunOptions::Mode::bench)
     if (const std::string why = output_dir_problem(out_dir); !why.empty()) fail_output_dir(why);
+  // Checkpoints and restarts need the module's state.
+  const bool restartable = !steady && !module->state().empty();
+  if (checkpoint && !restartable)
+    out_node->child("checkpoint").fail("every", fmt::format("module {} cannot be checkpointed{}", module_name,
+                                                            steady ? " (a steady problem is one solve)" : ""));
+  TimeLine line(time.t0, time.end, time.dt, output_times);
+  long first = 0, offset = 0;  // the run goes on from step `first`; files number steps offset + s
+  std::optional<CheckpointInfo> resumed;
+  if (opt.restart) {
+    auto refuse = [&](const std::string& why) { throw Error("--restart " + opt.restart->string() + ": " + why); };
+    if (!restartable) refuse(fmt::format("module {} cannot be restarted", module_name));
+    resumed = read_checkpoint_info(*opt.restart);
+    const CheckpointInfo& c = *resumed;
+    auto grid_text = [](const Grid& g) {
+      return fmt::format("{}D grid n = [{}] on [{}] to [{}]", g.dim, fmt::join(std::span(g.n.data(), g.dim), ", "),
+                         fmt::join(std::span(g.lo.data(), g.dim), ", "), fmt::join(std::span(g.hi.data(), g.dim), ", "));
+    };
+    if (c.module != module_name) refuse(fmt::format("written by module {}; this deck runs {}", c.module, module_name));
+    if (c.precision != to_string(ctx.precision))
+      refuse(fmt::format("written in {}; this run is in {} (--precision {})", c.precision, to_string(ctx.precision),
+                         c.precision));
+    if (grid_text(c.grid) != grid_text(grid))
+      refuse(fmt::format("written on a {}; this deck's is a {}: a restart needs the same grid", grid_text(c.grid),
+                         grid_text(grid)));
+    if (!(c.time >= time.t0 && c.time < time.end))
+      refuse(fmt::format("its time {} is not before this deck's end time {} (time.end or time.steps)", c.time, time.end));
+    if (auto s0 = line.step_at(c.time)) {
+      first = *s0;  // the same steps as the run that wrote it: results identical bit for bit
+    } else {        // another time line (dt or output times changed): steps from the checkpoint's time
+      line = TimeLine(c.time, time.end, time.dt, output_times);
+      offset = c.step;
+    }
+  }
   if (opt.mode == RunOptions::Mode::check) {
     if (!opt.quiet)
       fmt::print("{}: OK ({} module, {} points, {})\n", opt.deck.string(), module_name, grid.size(),
-                 steady ? std::string("steady: one solve") : fmt::format("{} steps", time.steps));
-    return;
+                 steady ? std::string("steady: one solve") : fmt::format("{} steps", line.steps() - first));
+    return 0;
+  }
+  if (resumed) {
+    read_checkpoint_state(*opt.restart, module->state());
+    module->state_restored();
   }
   const bool bench = opt.mode == RunOptions::Mode::bench;
-  const long steps = bench && opt.bench_steps > 0 ? opt.bench_steps : time.steps;
+  const long steps = bench ? (opt.bench_steps > 0 ? opt.bench_steps : time.steps) : line.steps();
+  auto time_after = [&](long s) { return bench ? time.t0 + double(s) * time.dt : line.time_after(s); };
 
   // 3. Writers (nothing reaches its final name before they close).
   std::vector<std::unique_ptr<Writer>> writers;
@@ -263,47 +384,79 @@ void run_simulation(const RunOptions& opt) {
     for (auto& w : writers) w->write_diagnostics(step, t, diags);
     output_s += since(t0);
   };
+  std::deque<std::filesystem::path> checkpoints;  // written by this run, oldest first
+  auto last_checkpoint = clock_type::now();
+  auto write_checkpoint_now = [&](long step, double t) {
+    const auto t0 = clock_type::now();
+    const auto path = out_dir / fmt::format("{}_checkpoint_{:06d}.h5", name, step);
+    write_checkpoint(path,
+                     {module_name, std::string(to_string(ctx.precision)), TRIDSIM_VERSION, TRIDSIM_GIT_REVISION,
+                      deck.resolved_text(), step, t, grid},
+                     module->state());
+    checkpoints.push_back(path);
+    for (std::error_code ec; long(checkpoints.size()) > (checkpoint ? checkpoint->keep : 1); checkpoints.pop_front())
+      std::filesystem::remove(checkpoints.front(), ec);
+    last_checkpoint = clock_type::now();
+    output_s += since(t0);
+    return path;
+  };
 
   // 4. Time loop.
+  double t = time_after(first);
   if (!steady) {  // (a steady module has no initial state worth writing)
-    diagnostics_row(0, time.t0, 0.0);
-    if (!bench) write_fields(0, time.t0);
+    diagnostics_row(offset + first, t, 0.0);
+    if (!bench) write_fields(offset + first, t);
   }
   if (bench && !steady && steps > 0) {  // untimed: first launches load the kernels, first touches map memory
     module->step(time.t0, time.dt);
     module->wait();
   }
-  Progress progress(steps, !(opt.no_progress || opt.quiet || steady));
+  std::optional<StopSignals> signals;
+  if (!bench) signals.emplace();
+  int stop_signal = 0;
+  std::filesystem::path stop_checkpoint;
+  Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady));
   // Steps may be queued on a device: the clock runs from the first step after the last look at
   // the results to the end of the wait before the next look.
-  double step_s = 0, t = time.t0;
-  long queued = 0;
+  double step_s = 0;
+  long queued = 0, done = first;
   auto window = clock_type::now();
-  for (long s = 1; s <= steps; ++s) {
-    const double dt = bench || steady ? time.dt : std::min(time.dt, time.end - t);
+  for (long s = first + 1; s <= steps; ++s) {
+    const double dt = bench || steady || !line.ends_stretch(s) ? time.dt : line.time_after(s) - t;
     if (queued == 0) window = clock_type::now();
     module->step(t, dt);
     ++queued;
-    t = bench ? t + dt : (s == steps ? time.end : t + dt);
-    const bool diagnose = s % diag_every == 0 || s == steps, write = !bench && (s % every == 0 || s == steps);
-    if (diagnose || write) {
+    done = s;
+    t = steady ? t : time_after(s);
+    const long step = offset + s;
+    stop_signal = g_stop_signal;
+    const bool write = !bench && ((every > 0 && step % every == 0) || line.ends_stretch(s));
+    const bool diagnose = step % diag_every == 0 || s == steps || write;
+    const bool save = checkpoint && ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
+                                     (checkpoint->wall > 0 && since(last_checkpoint) >= checkpoint->wall));
+    if (diagnose || write || save || stop_signal) {
       module->wait();
       const double wall = since(window);
       step_s += wall;
-      if (diagnose) diagnostics_row(s, t, wall / double(queued));
-      if (write) write_fields(s, t);
+      if (diagnose) diagnostics_row(step, t, wall / double(queued));
+      if (write) write_fields(step, t);
+      if (save || (stop_signal && restartable && s < steps)) stop_checkpoint = write_checkpoint_now(step, t);
       queued = 0;
     }
-    progress.update(s, t);
+    progress.update(s - first, t);
+    if (s == steps) stop_signal = 0;  // the run is complete anyway
+    if (stop_signal) break;
   }
   progress.finish();
-  const auto norms = module->error_norms(t);
+  signals.reset();
+  const auto norms = stop_signal ? std::nullopt : module->error_norms(t);
 
   // 5. Close the writers (atomic renames) and write the summary.
   const auto t_close = clock_type::now();
   for (auto& w : writers) w->close();
   output_s += since(t_close);
-  const double points_per_s = step_s > 0 ? double(grid.size()) * double(steps) / step_s : 0.0;
+  const long run_steps = done - first;
+  const double points_per_s = step_s > 0 ? double(grid.size()) * double(run_steps) / step_s : 0.0;
   nlohmann::json summary = {
       {"deck", opt.deck.string()},
       {"name", name},
@@ -315,23 +468,35 @@ void run_simulation(const RunOptions& opt) {
       {"revision", TRIDSIM_GIT_REVISION},
       {"deck_resolved", deck.resolved_text()},  // after --set
       {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
-      {"time", {{"start", time.t0}, {"end", t}, {"dt", time.dt}, {"steps", steps}}},
+      {"time", {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}}},
       {"wall_time_s", {{"setup", setup_s}, {"steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
-      {"seconds_per_step", steps > 0 ? step_s / double(steps) : 0.0},
+      {"seconds_per_step", run_steps > 0 ? step_s / double(run_steps) : 0.0},
       {"grid_points_per_second", points_per_s},
   };
+  if (resumed)
+    summary["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
+  if (!checkpoints.empty()) summary["checkpoint"] = checkpoints.back().string();
   if (norms) summary["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}, {"time", t}};
-  if (!opt.quiet) {
+  if (stop_signal) summary["stopped_by"] = strsignal(stop_signal);
+  if (!opt.quiet && !stop_signal) {
     if (steady)
       fmt::print("{} solved in {:.3f} s ({} points, {:.3e} points/s)\n", name, step_s, grid.size(), points_per_s);
     else
-      fmt::print("{} finished: {} steps in {:.3f} s ({:.3f} ms/step, {:.3e} points/s)\n", name, steps, step_s,
-                 steps ? 1e3 * step_s / double(steps) : 0.0, points_per_s);
+      fmt::print("{} finished: {} steps in {:.3f} s ({:.3f} ms/step, {:.3e} points/s)\n", name, run_steps, step_s,
+                 run_steps ? 1e3 * step_s / double(run_steps) : 0.0, points_per_s);
     if (norms) fmt::print("error of {} at t = {:.6g}: L2 {:.3e}, max {:.3e}\n", norms->field, t, norms->l2, norms->max);
   }
-  if (bench) return;
+  if (bench) return 0;
   write_file_atomically(out_dir / "summary.json", summary.dump(2) + "\n");
+  if (stop_signal) {
+    fmt::print(stderr, "stopped by {} after step {} (t = {:.6g}); the outputs so far are in {}\n", strsignal(stop_signal),
+               offset + done, t, out_dir.string());
+    if (!stop_checkpoint.empty())
+      fmt::print(stderr, "continue with: tridsim run {} --restart {}\n", opt.deck.string(), stop_checkpoint.string());
+    return 128 + stop_signal;
+  }
   if (!opt.quiet) fmt::print("results in {}\n", out_dir.string());
+  return 0;
 }
 
 }  // namespace tridsim

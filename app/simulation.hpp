@@ -17,9 +17,12 @@ struct RunOptions {
   int bench_steps = 0;  // bench: steps to time (0 = the deck's)
   bool no_progress = false;  // --no-progress
   bool quiet = false;        // -q: errors only
+  std::optional<std::filesystem::path> restart;  // --restart CHECKPOINT
 };
 
-// Runs (or only validates) a deck; throws tridsim::Error on anything the user can fix.
-void run_simulation(const RunOptions& options);
+// Runs (or only validates) a deck; throws tridsim::Error on anything the user can fix. Returns
+// the exit status: 0, or 128 + the signal that stopped the run (SIGINT, SIGTERM, SIGHUP: the
+// step in progress is finished, a checkpoint and the outputs so far are written).
+int run_simulation(const RunOptions& options);
 
 }  // namespace tridsim

@@ -25,6 +25,14 @@ struct SetupContext {
   Constants constants;  // the deck's named constants, for expressions
 };
 
+// A host array that holds part of a module's state (see Module::state).
+struct StateArray {
+  std::string name;
+  Precision precision;
+  void* data;
+  index_t count;
+};
+
 class Module {
  public:
   virtual ~Module() = default;
@@ -46,6 +54,12 @@ class Module {
   // A steady (time-independent) problem: the deck has no `time` section, the driver calls
   // step(t0, 0) once to solve it and writes the fields and diagnostics of the solution only.
   virtual bool steady() const { return false; }
+  // Everything a restart needs beyond the deck and the time, as host arrays: a checkpoint reads
+  // them after wait(); a restart overwrites them after setup() and then calls state_restored()
+  // (which uploads them to a device). The next step must then do what it would have done in
+  // the run that wrote the checkpoint. Empty: the module cannot be checkpointed.
+  virtual std::vector<StateArray> state() { return {}; }
+  virtual void state_restored() {}
 };
 
 using ModuleFactory = std::function<std::unique_ptr<Module>(Precision)>;

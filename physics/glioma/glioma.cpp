@@ -349,6 +349,20 @@ std::vector<Diagnostic> GliomaModule<T>::diagnostics(double) {
           {"radius_flair", radius(v2)}};
 }
 
+template <class T>
+std::vector<StateArray> GliomaModule<T>::state() {
+  density();  // (from the device with the cuda backend)
+  return {{"c", precision_of<T>(), c_.data(), index_t(c_.size())}};
+}
+
+// The next step depends only on c and the time: every other array is remade from the deck or the step.
+template <class T>
+void GliomaModule<T>::state_restored() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->upload_c(c_.data());
+#endif
+}
+
 template class GliomaModule<float>;
 template class GliomaModule<double>;
 

@@ -44,6 +44,8 @@ class GliomaModule final : public Module {
   Scheme scheme() const { return scheme_; }
   // The current density on the host (copied from the device with the cuda backend).
   const AlignedVector<T>& density();
+  std::vector<StateArray> state() override;
+  void state_restored() override;
   const AlignedVector<T>& diffusivity() const { return D_; }
   // The explicit stability limit of this grid and D (also reported for strang-adi).
   double explicit_limit() const { return explicit_limit_; }

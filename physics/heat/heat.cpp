@@ -498,6 +498,20 @@ const AlignedVector<T>& HeatModule<T>::solution() {
   return u_;
 }
 
+template <class T>
+std::vector<StateArray> HeatModule<T>::state() {
+  solution();  // (from the device with the cuda backend)
+  return {{"u", precision_of<T>(), u_.data(), index_t(u_.size())}};
+}
+
+// The next step depends only on u and the time: every other array is remade from the deck or the step.
+template <class T>
+void HeatModule<T>::state_restored() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->upload_u(u_.data());
+#endif
+}
+
 template class HeatModule<float>;
 template class HeatModule<double>;
 

@@ -42,6 +42,8 @@ class HeatModule final : public Module {
   Scheme scheme() const { return scheme_; }
   // The current u on the host (copied from the device with the cuda backend).
   const AlignedVector<T>& solution();
+  std::vector<StateArray> state() override;
+  void state_restored() override;
 
  private:
   struct Run;  // a run of x-adjacent nodes: first node (i0, j, k), width w

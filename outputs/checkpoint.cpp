@@ -1,0 +1,160 @@
+#include "outputs/checkpoint.hpp"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "outputs/files.hpp"
+#include "outputs/hdf5_support.hpp"
+
+namespace tridsim {
+namespace {
+
+constexpr const char* kFormat = "tridsim checkpoint 1";
+
+class File {
+ public:
+  File(const std::filesystem::path& path, bool create) : path_(path) {
+    H5Eclear2(H5E_DEFAULT);
+    const hid_t id = create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                            : H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    file_ = Handle(check(id, create ? "create it" : "open it"), H5Fclose);
+  }
+  template <class Id>
+  Id check(Id result, const std::string& what) const {
+    if (result < 0) throw Error("checkpoint '" + path_.string() + "': cannot " + what + ": " + hdf5_reason());
+    return result;
+  }
+  hid_t id() const { return file_.get(); }
+  void close() { check(file_.close(), "close it"); }
+
+  void put(hid_t loc, const std::string& name, hid_t type, std::size_t count, const void* data) {
+    const hsize_t dims[1] = {hsize_t(count)};
+    Handle space(check(H5Screate_simple(1, dims, nullptr), "write " + name), H5Sclose);
+    Handle set(check(H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     "write " + name),
+               H5Dclose);
+    if (count > 0) check(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "write " + name);
+  }
+  void put_text(const std::string& name, const std::string& text) {
+    put(id(), name, H5T_NATIVE_CHAR, text.size(), text.data());
+  }
+  template <class T>
+  void put_attribute(const std::string& name, hid_t type, const T* data, hsize_t count) {
+    Handle space(check(H5Screate_simple(1, &count, nullptr), "write " + name), H5Sclose);
+    Handle attr(check(H5Acreate2(id(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), "write " + name),
+                H5Aclose);
+    check(H5Awrite(attr.get(), type, data), "write " + name);
+  }
+
+  // A dataset's element count (-1: absent).
+  long long count(hid_t loc, const std::string& name) const {
+    if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) <= 0) return -1;
+    Handle set(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "read " + name), H5Dclose);
+    Handle space(check(H5Dget_space(set.get()), "read " + name), H5Sclose);
+    return (long long)(H5Sget_simple_extent_npoints(space.get()));
+  }
+  void get(hid_t loc, const std::string& name, hid_t type, void* data) const {
+    Handle set(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "read " + name), H5Dclose);
+    check(H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "read " + name);
+  }
+  std::string get_text(const std::string& name) const {
+    const long long n = count(id(), name);
+    if (n < 0) throw Error("--restart " + path_.string() + ": not a tridsim checkpoint (no '" + name + "' in it)");
+    std::string text(std::size_t(n), '\0');
+    if (n > 0) get(id(), name, H5T_NATIVE_CHAR, text.data());
+    return text;
+  }
+  template <class T>
+  void get_attribute(const std::string& name, hid_t type, T* data) const {
+    Handle attr(check(H5Aopen(id(), name.c_str(), H5P_DEFAULT), "read " + name), H5Aclose);
+    check(H5Aread(attr.get(), type, data), "read " + name);
+  }
+
+ private:
+  std::filesystem::path path_;
+  Handle file_;
+};
+
+hid_t memory_type(Precision p) { return p == Precision::float32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE; }
+
+}  // namespace
+
+void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& info, std::span<const StateArray> state) {
+  const QuietHdf5 quiet;
+  const std::filesystem::path tmp = temporary_path(path);
+  try {
+    File f(tmp, true);
+    f.put_text("format", kFormat);
+    for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"module", info.module},
+                                    {"precision", info.precision},
+                                    {"version", info.version},
+                                    {"revision", info.revision},
+                                    {"deck", info.deck}})
+      f.put_text(key, text);
+    const std::int64_t step = info.step;
+    const std::int64_t dim = info.grid.dim;
+    f.put_attribute("dim", H5T_NATIVE_INT64, &dim, 1);
+    f.put_attribute("step", H5T_NATIVE_INT64, &step, 1);
+    f.put_attribute("time", H5T_NATIVE_DOUBLE, &info.time, 1);
+    const std::array<std::int64_t, 3> n = {info.grid.n[0], info.grid.n[1], info.grid.n[2]};
+    f.put_attribute("n", H5T_NATIVE_INT64, n.data(), 3);
+    f.put_attribute("lo", H5T_NATIVE_DOUBLE, info.grid.lo.data(), 3);
+    f.put_attribute("hi", H5T_NATIVE_DOUBLE, info.grid.hi.data(), 3);
+    Handle group(f.check(H5Gcreate2(f.id(), "state", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "create /state"), H5Gclose);
+    for (const StateArray& a : state) f.put(group.get(), a.name, memory_type(a.precision), std::size_t(a.count), a.data);
+    group.close();
+    f.close();
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+  rename_file(tmp, path);
+}
+
+CheckpointInfo read_checkpoint_info(const std::filesystem::path& path) {
+  const QuietHdf5 quiet;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error("--restart: no such file: '" + path.string() + "'");
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw Error("--restart: '" + path.string() + "' is not an HDF5 file (a checkpoint is NAME_checkpoint_STEP.h5)");
+  const File f(path, false);
+  if (f.get_text("format") != kFormat)
+    throw Error("--restart: '" + path.string() + "' is not a checkpoint of this tridsim (format '" +
+                f.get_text("format") + "')");
+  CheckpointInfo info;
+  info.module = f.get_text("module");
+  info.precision = f.get_text("precision");
+  info.version = f.get_text("version");
+  info.revision = f.get_text("revision");
+  info.deck = f.get_text("deck");
+  std::int64_t step = 0, dim = 1;
+  f.get_attribute("dim", H5T_NATIVE_INT64, &dim);
+  std::array<std::int64_t, 3> n{};
+  f.get_attribute("step", H5T_NATIVE_INT64, &step);
+  f.get_attribute("time", H5T_NATIVE_DOUBLE, &info.time);
+  f.get_attribute("n", H5T_NATIVE_INT64, n.data());
+  f.get_attribute("lo", H5T_NATIVE_DOUBLE, info.grid.lo.data());
+  f.get_attribute("hi", H5T_NATIVE_DOUBLE, info.grid.hi.data());
+  info.step = long(step);
+  info.grid.dim = int(dim);
+  for (int a = 0; a < 3; ++a) info.grid.n[a] = index_t(n[a]);
+  return info;
+}
+
+void read_checkpoint_state(const std::filesystem::path& path, std::span<const StateArray> state) {
+  const QuietHdf5 quiet;
+  const File f(path, false);
+  Handle group(f.check(H5Gopen2(f.id(), "state", H5P_DEFAULT), "open /state"), H5Gclose);
+  for (const StateArray& a : state) {
+    const long long n = f.count(group.get(), a.name);
+    if (n != (long long)a.count)
+      throw Error("--restart: '" + path.string() + "': state array '" + a.name + "' " +
+                  (n < 0 ? std::string("is missing") : "has " + std::to_string(n) + " values, expected " + std::to_string(a.count)));
+    f.get(group.get(), a.name, memory_type(a.precision), a.data);
+  }
+}
+
+}  // namespace tridsim

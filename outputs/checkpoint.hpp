@@ -1,0 +1,29 @@
+#pragma once
+// Checkpoint files: one HDF5 file with a module's state (Module::state) and what is needed to
+// continue the run from it: the step, the time, the grid, the module and precision, the resolved
+// deck, tridsim's version and revision. Written under a temporary name and renamed when complete.
+//
+// Layout: attributes dim, step (int64), time (double), n (int64[3]), lo, hi (double[3]); datasets
+// format, module, precision, version, revision, deck (text as bytes); /state/NAME, one per array.
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include "core/grid.hpp"
+#include "core/module.hpp"
+
+namespace tridsim {
+
+struct CheckpointInfo {
+  std::string module, precision, version, revision, deck;
+  long step = 0;
+  double time = 0;
+  Grid grid;
+};
+
+void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& info, std::span<const StateArray> state);
+CheckpointInfo read_checkpoint_info(const std::filesystem::path& path);
+// Fills `state` from the file: every array must be there with the same count and precision.
+void read_checkpoint_state(const std::filesystem::path& path, std::span<const StateArray> state);
+
+}  // namespace tridsim
