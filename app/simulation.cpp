@@ -361,11 +361,13 @@ int run_simulation(const RunOptions& opt) {
   auto time_after = [&](long s) { return bench ? time.t0 + double(s) * time.dt : line.time_after(s); };
 
   // 3. Writers (nothing reaches its final name before they close).
+  std::optional<OutputDirLock> dir_lock;  // held until the writers have closed or gone
   std::vector<std::unique_ptr<Writer>> writers;
   if (!bench) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     if (ec) fail_output_dir(ec.message());
+    dir_lock.emplace(out_dir);
     for (const auto* w : writers_wanted) writers.push_back(w->create(WriterSetup{out_dir, name, grid}));
   }
   double output_s = 0;

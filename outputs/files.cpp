@@ -6,6 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "core/errors.hpp"
 
@@ -46,6 +51,33 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
     std::filesystem::remove(tmp, ec);
     throw;
   }
+}
+
+OutputDirLock::OutputDirLock(const std::filesystem::path& dir) {
+  const auto path = dir / ".tridsim.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("cannot create the lock file '" + path.string() + "': " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {};
+    const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    throw Error("the output directory '" + dir.string() + "' is in use by another tridsim run" +
+                (n > 0 ? " (process " + std::string(holder, std::size_t(n)) + ")" : std::string()) +
+                "; wait for it to end, or give this run another directory (-o or output.dir)");
+  }
+  const std::string pid = std::to_string(::getpid());
+  [[maybe_unused]] const bool noted =  // the pid is only for the message above
+      ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) == ssize_t(pid.size());
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 6 && name.front() == '.' && name.ends_with(".part")) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+OutputDirLock::~OutputDirLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock; the file stays for the next run
 }
 
 }  // namespace tridsim

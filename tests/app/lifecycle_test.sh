@@ -71,6 +71,12 @@ for sig in INT TERM HUP; do
   pid=$!
   for _ in $(seq 100); do [ -e "sig-$sig" ] && break; sleep 0.05; done
   sleep 0.3
+  if [ $sig = INT ]; then  # meanwhile, a second run into the same directory is refused at once
+    "$tridsim" run "$D" -o "sig-$sig" $S -q > second.log 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "is in use by another tridsim run (process $pid)" second.log ||
+      { fail "a second run into a busy directory: exit $rc"; cat second.log; }
+  fi
   kill -s "$sig" $pid
   wait $pid
   rc=$?
@@ -105,6 +111,11 @@ expect_fail steady "module poisson cannot be checkpointed" "$src/inputs/poisson2
   --set output.checkpoint.every=1
 expect_fail outsidetimes "output.times: 2 is outside the run" "$D" -o x --set 'output.times=[0.5, 2]'
 expect_fail badinterval "output.interval: must be a positive simulation time" "$D" -o x --set output.interval=0
+
+# 5. A killed run's temporary files are removed by the next run into its directory.
+mkdir -p leftovers && head -c 100000 /dev/zero > leftovers/.heat2d.h5.part && touch leftovers/.old_000001.vti.part
+run "$D" -o leftovers $H || fail "run into a directory with leftovers failed"
+[ -z "$(ls -A leftovers | grep '\.part$')" ] || fail "leftover .part files were not removed: $(ls -A leftovers)"
 
 [ $failures -eq 0 ] && echo "all lifecycle checks passed"
 exit $((failures > 0))
