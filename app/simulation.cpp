@@ -357,7 +357,7 @@ int run_simulation(const RunOptions& opt) {
     module->state_restored();
   }
   const bool bench = opt.mode == RunOptions::Mode::bench;
-  const long steps = bench ? (opt.bench_steps > 0 ? opt.bench_steps : time.steps) : line.steps();
+  const long steps = steady ? 1 : bench ? (opt.bench_steps > 0 ? opt.bench_steps : time.steps) : line.steps();
   auto time_after = [&](long s) { return bench ? time.t0 + double(s) * time.dt : line.time_after(s); };
 
   // 3. Writers (nothing reaches its final name before they close).

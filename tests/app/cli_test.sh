@@ -20,6 +20,14 @@ else
   cat run.log; fail "heat2d run failed"
 fi
 
+# A steady problem is solved once: the error norms against its exact solution are small.
+if "$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[65,65] -o poisson > poisson.log 2>&1; then
+  grep -q "solved in" poisson.log || fail "poisson2d: not reported as a solve"
+  grep -q "error of u at t = 0: L2 [0-9.]*e-0[3-9]" poisson.log || { fail "poisson2d: no small error norm"; cat poisson.log; }
+else
+  cat poisson.log; fail "poisson2d run failed"
+fi
+
 # 2. Bad decks: one error naming file:line and key, exit code 1, nothing written.
 expect_error() {  # name, expected message part, deck text
   local name=$1 pattern=$2
