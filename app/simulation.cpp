@@ -81,7 +81,7 @@ TimeSettings read_time(const DeckNode& t) {
   } else {
     s.end = t.get<double>("end");
     t.require(std::isfinite(s.end) && s.end >= s.t0, "end", s.end, "a finite time, at least the start time");
-    const double steps = std::ceil((s.end - s.t0) / s.dt - 1e-9);
+    const double steps = steps_to_cover(s.end - s.t0, s.dt);
     if (!(steps <= double(kMaxSteps)))
       t.fail("dt", fmt::format("(end - start) / dt = {:.3g} steps; at most 10^12 (a larger dt, or an earlier end)", steps));
     s.steps = long(steps);
@@ -314,8 +314,8 @@ int run_simulation(const RunOptions& opt) {
   if (opt.mode != RunOptions::Mode::bench)
     if (const std::string why = output_dir_problem(out_dir); !why.empty()) fail_output_dir(why);
   // Checkpoints and restarts need the module's state.
-  const bool restartable = !steady && !module->state().empty();
-  if (checkpoint && !restartable)
+  auto restartable = [&] { return !steady && !module->state().empty(); };  // (with cuda: a download)
+  if (checkpoint && !restartable())
     out_node->child("checkpoint").fail("every", fmt::format("module {} cannot be checkpointed{}", module_name,
                                                             steady ? " (a steady problem is one solve)" : ""));
   TimeLine line(time.t0, time.end, time.dt, output_times);
@@ -323,7 +323,7 @@ int run_simulation(const RunOptions& opt) {
   std::optional<CheckpointInfo> resumed;
   if (opt.restart) {
     auto refuse = [&](const std::string& why) { throw Error("--restart " + opt.restart->string() + ": " + why); };
-    if (!restartable) refuse(fmt::format("module {} cannot be restarted", module_name));
+    if (!restartable()) refuse(fmt::format("module {} cannot be restarted", module_name));
     resumed = read_checkpoint_info(*opt.restart);
     const CheckpointInfo& c = *resumed;
     auto grid_text = [](const Grid& g) {
@@ -334,7 +334,7 @@ int run_simulation(const RunOptions& opt) {
     if (c.precision != to_string(ctx.precision))
       refuse(fmt::format("written in {}; this run is in {} (--precision {})", c.precision, to_string(ctx.precision),
                          c.precision));
-    if (grid_text(c.grid) != grid_text(grid))
+    if (c.grid.dim != grid.dim || c.grid.n != grid.n || c.grid.lo != grid.lo || c.grid.hi != grid.hi)
       refuse(fmt::format("written on a {}; this deck's is a {}: a restart needs the same grid", grid_text(c.grid),
                          grid_text(grid)));
     if (!(c.time >= time.t0 && c.time < time.end))
@@ -442,7 +442,7 @@ int run_simulation(const RunOptions& opt) {
       step_s += wall;
       if (diagnose) diagnostics_row(step, t, wall / double(queued));
       if (write) write_fields(step, t);
-      if (save || (stop_signal && restartable && s < steps)) stop_checkpoint = write_checkpoint_now(step, t);
+      if (save || (stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
       queued = 0;
     }
     progress.update(s - first, t);

@@ -5,8 +5,8 @@
 
 namespace tridsim {
 
-long steps_to_cover(double span, double dt) {
-  return span > 0 ? std::max(1L, long(std::ceil(span / dt - 1e-9))) : 0L;
+double steps_to_cover(double span, double dt) {
+  return span > 0 ? std::max(1.0, std::ceil(span / dt - 1e-9)) : 0.0;
 }
 
 TimeLine::TimeLine(double t0, double end, double dt, std::vector<double> stops) : dt_(dt) {
@@ -16,7 +16,7 @@ TimeLine::TimeLine(double t0, double end, double dt, std::vector<double> stops) 
   stops.push_back(end);
   double start = t0;
   for (const double stop : stops) {
-    const long count = steps_to_cover(stop - start, dt);
+    const long count = long(steps_to_cover(stop - start, dt));
     if (count == 0) continue;
     stretches_.push_back({start, stop, steps_, count});
     steps_ += count;

@@ -33,7 +33,7 @@ class TimeLine {
 };
 
 // Steps to cover `span` with steps of dt, the last one possibly shorter (a remainder below
-// 1e-9 dt is rounding, not a step).
-long steps_to_cover(double span, double dt);
+// 1e-9 dt is rounding, not a step); a double, so that a deck's absurd count can be refused.
+double steps_to_cover(double span, double dt);
 
 }  // namespace tridsim

@@ -37,12 +37,16 @@ template <class T>
 FieldStats field_stats_cuda(const StatsSpec& s, const T* u) {
   const index_t N = s.n[0] * s.n[1] * s.n[2];
   const unsigned blocks = unsigned(std::min<index_t>((N + kThreads - 1) / kThreads, 1024));
-  cuda::DeviceArray<FieldStats> partial;
-  partial.allocate(blocks);
-  field_stats_kernel<T><<<blocks, kThreads>>>(s, u, partial.p);
-  TRIDSIM_CUDA_LAUNCH();
+  // Stream-ordered scratch (the pool keeps it): no synchronizing allocation per diagnostics row.
+  FieldStats* partial = nullptr;
+  TRIDSIM_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&partial), sizeof(FieldStats) * blocks, 0));
+  field_stats_kernel<T><<<blocks, kThreads>>>(s, u, partial);
+  const cudaError_t launched = cudaGetLastError();
   std::vector<FieldStats> host(blocks);
-  TRIDSIM_CUDA(cudaMemcpy(host.data(), partial.p, sizeof(FieldStats) * blocks, cudaMemcpyDeviceToHost));
+  const cudaError_t copied = cudaMemcpy(host.data(), partial, sizeof(FieldStats) * blocks, cudaMemcpyDeviceToHost);
+  TRIDSIM_CUDA(cudaFreeAsync(partial, 0));
+  TRIDSIM_CUDA(launched);
+  TRIDSIM_CUDA(copied);
   FieldStats total;
   for (const FieldStats& b : host) total.merge(b);
   total.make_nan_visible();

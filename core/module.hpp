@@ -25,6 +25,11 @@ struct SetupContext {
   Constants constants;  // the deck's named constants, for expressions
 };
 
+// The diagnostics of a field's statistics over n nodes: NAME_min, NAME_max, NAME_mean.
+inline std::vector<Diagnostic> min_max_mean(const std::string& field, const FieldStats& s, index_t n) {
+  return {{field + "_min", s.lo}, {field + "_max", s.hi}, {field + "_mean", s.sum / double(n)}};
+}
+
 // A host array that holds part of a module's state (see Module::state).
 struct StateArray {
   std::string name;

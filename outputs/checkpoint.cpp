@@ -21,31 +21,22 @@ class File {
                             : H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     file_ = Handle(check(id, create ? "create it" : "open it"), H5Fclose);
   }
+  std::string context() const { return "checkpoint '" + path_.string() + "'"; }
   template <class Id>
   Id check(Id result, const std::string& what) const {
-    if (result < 0) throw Error("checkpoint '" + path_.string() + "': cannot " + what + ": " + hdf5_reason());
-    return result;
+    return hdf5_check(result, context(), what);
   }
   hid_t id() const { return file_.get(); }
   void close() { check(file_.close(), "close it"); }
 
   void put(hid_t loc, const std::string& name, hid_t type, std::size_t count, const void* data) {
-    const hsize_t dims[1] = {hsize_t(count)};
-    Handle space(check(H5Screate_simple(1, dims, nullptr), "write " + name), H5Sclose);
-    Handle set(check(H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                     "write " + name),
-               H5Dclose);
-    if (count > 0) check(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "write " + name);
+    hdf5_put(context(), loc, name, false, type, type, {hsize_t(count)}, data);
   }
   void put_text(const std::string& name, const std::string& text) {
     put(id(), name, H5T_NATIVE_CHAR, text.size(), text.data());
   }
-  template <class T>
-  void put_attribute(const std::string& name, hid_t type, const T* data, hsize_t count) {
-    Handle space(check(H5Screate_simple(1, &count, nullptr), "write " + name), H5Sclose);
-    Handle attr(check(H5Acreate2(id(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), "write " + name),
-                H5Aclose);
-    check(H5Awrite(attr.get(), type, data), "write " + name);
+  void put_attribute(const std::string& name, hid_t type, const void* data, hsize_t count) {
+    hdf5_put(context(), id(), name, true, type, type, {count}, data);
   }
 
   // A dataset's element count (-1: absent).

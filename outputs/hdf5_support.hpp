@@ -4,6 +4,9 @@
 
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "core/errors.hpp"
 
 namespace tridsim {
 
@@ -62,5 +65,35 @@ class Handle {
   hid_t id_ = -1;
   Closer closer_ = nullptr;
 };
+
+// `result` when it is a valid identifier or status; else throws "CONTEXT: cannot WHAT: reason".
+template <class Id>
+Id hdf5_check(Id result, const std::string& context, const std::string& what) {
+  if (result < 0) throw Error(context + ": cannot " + what + ": " + hdf5_reason());
+  return result;
+}
+
+// Writes a dataset (or, with attribute, an attribute) of shape `dims` (empty: scalar) at `loc`.
+inline void hdf5_put(const std::string& context, hid_t loc, const std::string& name, bool attribute, hid_t file_type,
+                     hid_t mem_type, const std::vector<hsize_t>& dims, const void* data) {
+  const std::string what = "write " + std::string(attribute ? "attribute " : "dataset ") + name;
+  Handle space(hdf5_check(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr),
+                          context, what),
+               H5Sclose);
+  if (attribute) {
+    Handle attr(hdf5_check(H5Acreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), context, what),
+                H5Aclose);
+    hdf5_check(H5Awrite(attr.get(), mem_type, data), context, what);
+    hdf5_check(attr.close(), context, what);
+  } else {
+    Handle set(hdf5_check(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                          context, what),
+               H5Dclose);
+    hsize_t count = 1;
+    for (auto d : dims) count *= d;
+    if (count > 0) hdf5_check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), context, what);  // HDF5 rejects a null buffer
+    hdf5_check(set.close(), context, what);
+  }
+}
 
 }  // namespace tridsim

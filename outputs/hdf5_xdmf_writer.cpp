@@ -39,13 +39,12 @@ class Hdf5XdmfWriter final : public Writer {
     std::vector<std::pair<std::string, Precision>> fields;
   };
 
-  template <class Id> Id check(Id result, const std::string& what) const {
-    if (result < 0) throw Error("HDF5 output '" + h5_path_.string() + "': cannot " + what + ": " + hdf5_reason());
-    return result;
-  }
-  // Writes a dataset (or, with attribute, an attribute) of shape `dims` (empty: scalar).
+  std::string context() const { return "HDF5 output '" + h5_path_.string() + "'"; }
+  template <class Id> Id check(Id result, const std::string& what) const { return hdf5_check(result, context(), what); }
   void put(hid_t loc, const std::string& name, bool attribute, hid_t file_type, hid_t mem_type,
-           const std::vector<hsize_t>& dims, const void* data);
+           const std::vector<hsize_t>& dims, const void* data) {
+    hdf5_put(context(), loc, name, attribute, file_type, mem_type, dims, data);
+  }
   void write_grid();
   void discard() noexcept;
   std::string xdmf_text() const;
@@ -91,25 +90,6 @@ std::vector<hsize_t> Hdf5XdmfWriter::shape() const {
   std::vector<hsize_t> dims;
   for (int a = grid_.dim - 1; a >= 0; --a) dims.push_back(hsize_t(grid_.n[a]));
   return dims;
-}
-
-void Hdf5XdmfWriter::put(hid_t loc, const std::string& name, bool attribute, hid_t file_type, hid_t mem_type,
-                         const std::vector<hsize_t>& dims, const void* data) {
-  const std::string what = "write " + std::string(attribute ? "attribute " : "dataset ") + name;
-  Handle space(check(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr), what),
-               H5Sclose);
-  if (attribute) {
-    Handle attr(check(H5Acreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), what), H5Aclose);
-    check(H5Awrite(attr.get(), mem_type, data), what);
-    check(attr.close(), what);
-  } else {
-    Handle set(check(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), what),
-               H5Dclose);
-    hsize_t count = 1;
-    for (auto d : dims) count *= d;
-    if (count > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);  // HDF5 rejects a null buffer
-    check(set.close(), what);
-  }
 }
 
 void Hdf5XdmfWriter::write_grid() {

@@ -159,7 +159,8 @@ std::vector<FieldRef> BvpModule<T>::fields() {
 template <class T>
 std::vector<Diagnostic> BvpModule<T>::diagnostics(double /*t*/) {
   const FieldStats s = field_stats(StatsSpec::plain(g_), u_.data());
-  std::vector<Diagnostic> d{{"u_min", s.lo}, {"u_max", s.hi}, {"u_mean", s.sum / double(g_.size())}, {"solve_s", solve_s_}};
+  auto d = min_max_mean("u", s, g_.size());
+  d.push_back({"solve_s", solve_s_});
   if (auto rel = relative_error()) d.push_back({"relative_error", *rel});
   return d;
 }

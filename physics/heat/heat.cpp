@@ -478,7 +478,7 @@ std::vector<Diagnostic> HeatModule<T>::diagnostics(double) {
 #else
   const FieldStats s = field_stats(spec, u_.data());
 #endif
-  return {{"u_min", s.lo}, {"u_max", s.hi}, {"u_mean", s.sum / double(g_.size())}};
+  return min_max_mean("u", s, g_.size());
 }
 
 template <class T>

@@ -221,7 +221,9 @@ std::vector<FieldRef> PoissonModule<T>::fields() {
 template <class T>
 std::vector<Diagnostic> PoissonModule<T>::diagnostics(double /*t*/) {
   const FieldStats s = field_stats(StatsSpec::plain(g_), u_.data());
-  return {{"u_min", s.lo}, {"u_max", s.hi}, {"u_mean", s.sum / double(g_.size())}, {"residual", residual_}};
+  auto d = min_max_mean("u", s, g_.size());
+  d.push_back({"residual", residual_});
+  return d;
 }
 
 template <class T>
