@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <hdf5.h>
 #include <fmt/format.h>
 
 #include "core/backend.hpp"
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
   // without one restarts itself once with it (a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept).
   if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT") && setenv("GOMP_SPINCOUNT", "1000", 1) == 0)
     execv("/proc/self/exe", argv);  // returns only on failure: run on with the runtime's default
+  // Every HDF5 file is closed explicitly; HDF5's own clean-up at exit crashes on a file whose
+  // close failed (a full disk), after the error has been reported.
+  H5dont_atexit();
   auto logger = spdlog::stderr_color_mt("tridsim");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%l] %v");

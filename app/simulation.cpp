@@ -8,6 +8,8 @@
 #include <csignal>
 #include <cstring>
 #include <deque>
+#include <fstream>
+#include <regex>
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -18,11 +20,13 @@
 #include "app/time_line.hpp"
 #include "core/backend.hpp"
 #include "core/deck.hpp"
+#include "core/device.hpp"
 #include "core/fp_env.hpp"
 #include "core/module.hpp"
 #include "core/non_finite.hpp"
 #include "outputs/checkpoint.hpp"
 #include "outputs/files.hpp"
+#include "outputs/run_directory.hpp"
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
 #include "tridsim_build_info.hpp"
@@ -78,6 +82,8 @@ TimeSettings read_time(const DeckNode& t) {
     s.steps = t.get<long>("steps");
     t.require(s.steps >= 0 && s.steps <= kMaxSteps, "steps", s.steps, "between 0 and 10^12");
     s.end = s.t0 + double(s.steps) * s.dt;
+    if (!std::isfinite(s.end))
+      t.fail("dt", fmt::format("start + steps * dt = {} is not a finite time (a smaller dt or fewer steps)", s.end));
   } else {
     s.end = t.get<double>("end");
     t.require(std::isfinite(s.end) && s.end >= s.t0, "end", s.end, "a finite time, at least the start time");
@@ -119,6 +125,17 @@ std::string output_dir_problem(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(probe, ec)) return fmt::format("'{}' is not a directory", probe.string());
   if (access(probe.c_str(), W_OK | X_OK) != 0) return fmt::format("'{}' is not writable", probe.string());
   return "";
+}
+
+// Bytes of memory the system can give this process now without swapping (0: unknown).
+double available_host_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  while (meminfo >> key >> kb)
+    if (key == "MemAvailable:") return kb * 1024;
+    else meminfo.ignore(256, '\n');
+  return 0;
 }
 
 // The first node of the module's fields that is not finite: "field u is NaN first at node (i, j, k) ...".
@@ -264,8 +281,7 @@ int run_simulation(const RunOptions& opt) {
     return out_node ? out_node->get_or(key, fallback) : fallback;
   };
   const std::filesystem::path out_dir = opt.output.value_or(out_get("dir", std::string("output/" + name)));
-  auto fail_output_dir = [&](const std::string& why) {  // at -o or output.dir, whichever named it
-    const std::string what = fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why);
+  auto fail_output_dir = [&](const std::string& what) {  // at -o or output.dir, whichever named it
     if (opt.output) throw Error("-o: " + what);
     if (out_node && out_node->has("dir")) out_node->fail("dir", what);
     throw Error(what + " (set output.dir or -o)");
@@ -295,7 +311,18 @@ int run_simulation(const RunOptions& opt) {
     writers_wanted.push_back(w);
   }
 
-  // 2. Set the module up; then every key of the deck must have been used.
+  // 2. Set the module up; then every key of the deck must have been used. First, is there memory
+  // for it (an allocation the system cannot back would end the run later, by the OOM killer)?
+  const double need = module->arrays_per_point() * double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8);
+  auto check_memory = [&](double available, const char* where) {
+    if (available > 0 && need > available)
+      root.child("grid").fail("n", fmt::format("the {} module needs about {:.3g} GB of {} memory for {} grid points in {}, "
+                                               "and {:.3g} GB is available; use a smaller grid{}",
+                                               module_name, need / 1e9, where, grid.size(), to_string(ctx.precision),
+                                               available / 1e9, ctx.precision == Precision::float64 ? " or float" : ""));
+  };
+  check_memory(available_host_memory(), "host");
+  if (ctx.backend == Backend::cuda) check_memory(double(cuda_free_bytes()), "GPU");
   const auto t_setup = clock_type::now();
   try {
     module->setup(grid, root.child(module_name), ctx, time.t0);
@@ -312,7 +339,8 @@ int run_simulation(const RunOptions& opt) {
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
   if (opt.mode != RunOptions::Mode::bench)
-    if (const std::string why = output_dir_problem(out_dir); !why.empty()) fail_output_dir(why);
+    if (const std::string why = output_dir_problem(out_dir); !why.empty())
+      fail_output_dir(fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why));
   // Checkpoints and restarts need the module's state.
   auto restartable = [&] { return !steady && !module->state().empty(); };  // (with cuda: a download)
   if (checkpoint && !restartable())
@@ -360,21 +388,62 @@ int run_simulation(const RunOptions& opt) {
   const long steps = steady ? 1 : bench ? (opt.bench_steps > 0 ? opt.bench_steps : time.steps) : line.steps();
   auto time_after = [&](long s) { return bench ? time.t0 + double(s) * time.dt : line.time_after(s); };
 
-  // 3. Writers (nothing reaches its final name before they close).
-  std::optional<OutputDirLock> dir_lock;  // held until the writers have closed or gone
+  // 3. The output directory and the writers. Files go into a staging directory until the first
+  // output is complete; publish() then makes it the output directory (outputs/run_directory.hpp).
+  std::optional<RunDirectory> run_dir;
   std::vector<std::unique_ptr<Writer>> writers;
+  std::deque<std::string> checkpoints;  // file names, oldest first
   if (!bench) {
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec) fail_output_dir(ec.message());
-    dir_lock.emplace(out_dir);
-    for (const auto* w : writers_wanted) writers.push_back(w->create(WriterSetup{out_dir, name, grid}));
+    try {
+      run_dir.emplace(out_dir, name);
+    } catch (const Error& e) {
+      fail_output_dir(e.what());
+    }
+    const RunAttributes attributes = {
+        {"tridsim_version", TRIDSIM_VERSION},
+        {"tridsim_revision", TRIDSIM_GIT_REVISION},
+        {"deck_file", opt.deck.string()},
+        {"deck_resolved", deck.resolved_text()},
+        {"module", module_name},
+        {"backend", std::string(to_string(ctx.backend))},
+        {"device", ctx.backend == Backend::cuda ? cuda_device_name() : "cpu"},
+        {"precision", std::string(to_string(ctx.precision))},
+        {"threads", std::to_string(omp_get_max_threads())},
+    };
+    for (const auto* w : writers_wanted) {
+      writers.push_back(w->create(WriterSetup{run_dir->path(), name, grid, attributes}));
+      writers.back()->set_dir(run_dir->path());
+    }
+    // A restart continues the previous result in the directory: its outputs before this run's
+    // first step, and its checkpoints up to the one restarted from, are carried over.
+    if (resumed && run_dir->previous_result_is(name)) {
+      for (auto& w : writers) w->resume(run_dir->dir(), offset + first);
+      const std::regex numbered(name + "_checkpoint_([0-9]+)\\.h5");
+      std::vector<std::pair<long, std::string>> found;
+      for (const auto& e : std::filesystem::directory_iterator(run_dir->dir())) {
+        std::smatch m;
+        const std::string file = e.path().filename().string();
+        if (std::regex_match(file, m, numbered) && std::stol(m[1]) <= resumed->step) found.emplace_back(std::stol(m[1]), file);
+      }
+      std::sort(found.begin(), found.end());
+      for (const auto& [step, file] : found) {
+        std::error_code ec;
+        std::filesystem::create_hard_link(run_dir->dir() / file, run_dir->path() / file, ec);
+        if (!ec) checkpoints.push_back(file);
+      }
+    }
   }
+  auto publish = [&] {
+    if (!run_dir || run_dir->published()) return;
+    run_dir->publish();
+    for (auto& w : writers) w->set_dir(run_dir->path());
+  };
   double output_s = 0;
   auto write_fields = [&](long step, double t) {
     const auto t0 = clock_type::now();
     auto fields = module->fields();
     for (auto& w : writers) w->write(int(step), t, fields);
+    publish();
     output_s += since(t0);
   };
   auto diagnostics_row = [&](long step, double t, double step_wall) {
@@ -386,101 +455,126 @@ int run_simulation(const RunOptions& opt) {
     for (auto& w : writers) w->write_diagnostics(step, t, diags);
     output_s += since(t0);
   };
-  std::deque<std::filesystem::path> checkpoints;  // written by this run, oldest first
   auto last_checkpoint = clock_type::now();
   auto write_checkpoint_now = [&](long step, double t) {
     const auto t0 = clock_type::now();
-    const auto path = out_dir / fmt::format("{}_checkpoint_{:06d}.h5", name, step);
-    write_checkpoint(path,
+    const std::string file = fmt::format("{}_checkpoint_{:06d}.h5", name, step);
+    write_checkpoint(run_dir->path() / file,
                      {module_name, std::string(to_string(ctx.precision)), TRIDSIM_VERSION, TRIDSIM_GIT_REVISION,
                       deck.resolved_text(), step, t, grid},
                      module->state());
-    checkpoints.push_back(path);
+    checkpoints.push_back(file);
     for (std::error_code ec; long(checkpoints.size()) > (checkpoint ? checkpoint->keep : 1); checkpoints.pop_front())
-      std::filesystem::remove(checkpoints.front(), ec);
+      std::filesystem::remove(run_dir->path() / checkpoints.front(), ec);
     last_checkpoint = clock_type::now();
     output_s += since(t0);
-    return path;
+    return out_dir / file;
   };
 
   // 4. Time loop.
   double t = time_after(first);
-  if (!steady) {  // (a steady module has no initial state worth writing)
-    diagnostics_row(offset + first, t, 0.0);
-    if (!bench) write_fields(offset + first, t);
-  }
-  if (bench && !steady && steps > 0) {  // untimed: first launches load the kernels, first touches map memory
-    module->step(time.t0, time.dt);
-    module->wait();
-  }
   std::optional<StopSignals> signals;
-  if (!bench) signals.emplace();
   int stop_signal = 0;
   std::filesystem::path stop_checkpoint;
-  Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady));
-  // Steps may be queued on a device: the clock runs from the first step after the last look at
-  // the results to the end of the wait before the next look.
-  double step_s = 0;
-  long queued = 0, done = first;
-  auto window = clock_type::now();
-  for (long s = first + 1; s <= steps; ++s) {
-    const double dt = bench || steady || !line.ends_stretch(s) ? time.dt : line.time_after(s) - t;
-    if (queued == 0) window = clock_type::now();
-    module->step(t, dt);
-    ++queued;
-    done = s;
-    t = steady ? t : time_after(s);
-    const long step = offset + s;
-    stop_signal = g_stop_signal;
-    const bool write = !bench && ((every > 0 && step % every == 0) || line.ends_stretch(s));
-    const bool diagnose = step % diag_every == 0 || s == steps || write;
-    const bool save = checkpoint && ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
-                                     (checkpoint->wall > 0 && since(last_checkpoint) >= checkpoint->wall));
-    if (diagnose || write || save || stop_signal) {
-      module->wait();
-      const double wall = since(window);
-      step_s += wall;
-      if (diagnose) diagnostics_row(step, t, wall / double(queued));
-      if (write) write_fields(step, t);
-      if (save || (stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
-      queued = 0;
-    }
-    progress.update(s - first, t);
-    if (s == steps) stop_signal = 0;  // the run is complete anyway
-    if (stop_signal) break;
-  }
-  progress.finish();
-  signals.reset();
-  const auto norms = stop_signal ? std::nullopt : module->error_norms(t);
-
-  // 5. Close the writers (atomic renames) and write the summary.
-  const auto t_close = clock_type::now();
-  for (auto& w : writers) w->close();
-  output_s += since(t_close);
-  const long run_steps = done - first;
-  const double points_per_s = step_s > 0 ? double(grid.size()) * double(run_steps) / step_s : 0.0;
-  nlohmann::json summary = {
-      {"deck", opt.deck.string()},
-      {"name", name},
-      {"module", module_name},
-      {"backend", to_string(ctx.backend)},
-      {"precision", std::string(to_string(ctx.precision))},
-      {"threads", omp_get_max_threads()},
-      {"version", TRIDSIM_VERSION},
-      {"revision", TRIDSIM_GIT_REVISION},
-      {"deck_resolved", deck.resolved_text()},  // after --set
-      {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
-      {"time", {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}}},
-      {"wall_time_s", {{"setup", setup_s}, {"steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
-      {"seconds_per_step", run_steps > 0 ? step_s / double(run_steps) : 0.0},
-      {"grid_points_per_second", points_per_s},
+  double step_s = 0;  // wall time of the steps
+  long done = first;  // last step taken
+  decltype(module->error_norms(t)) norms;
+  auto summary = [&](const std::string& status) {
+    const long run_steps = done - first;
+    nlohmann::json j = {
+        {"status", status},
+        {"deck", opt.deck.string()},
+        {"name", name},
+        {"module", module_name},
+        {"backend", to_string(ctx.backend)},
+        {"device", ctx.backend == Backend::cuda ? cuda_device_name() : "cpu"},
+        {"precision", std::string(to_string(ctx.precision))},
+        {"threads", omp_get_max_threads()},
+        {"version", TRIDSIM_VERSION},
+        {"revision", TRIDSIM_GIT_REVISION},
+        {"deck_resolved", deck.resolved_text()},  // after --set
+        {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
+        {"time", {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}}},
+        {"wall_time_s", {{"setup", setup_s}, {"steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
+        {"seconds_per_step", run_steps > 0 ? step_s / double(run_steps) : 0.0},
+        {"grid_points_per_second", step_s > 0 ? double(grid.size()) * double(run_steps) / step_s : 0.0},
+    };
+    if (resumed)
+      j["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
+    if (!checkpoints.empty()) j["checkpoint"] = (out_dir / checkpoints.back()).string();
+    if (norms) j["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}, {"time", t}};
+    if (stop_signal) j["stopped_by"] = strsignal(stop_signal);
+    return j;
   };
-  if (resumed)
-    summary["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
-  if (!checkpoints.empty()) summary["checkpoint"] = checkpoints.back().string();
-  if (norms) summary["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}, {"time", t}};
-  if (stop_signal) summary["stopped_by"] = strsignal(stop_signal);
+  try {
+    if (!steady) {  // (a steady module has no initial state worth writing)
+      // A restarted run writes its first step only where the uninterrupted run did, so that a
+      // continued series is that run's.
+      const long step = offset + first;
+      if (!resumed || step % diag_every == 0) diagnostics_row(step, t, 0.0);
+      if (!bench && (!resumed || (every > 0 && step % every == 0) || line.ends_stretch(first))) write_fields(step, t);
+    }
+    if (bench && !steady && steps > 0) {  // untimed: first launches load the kernels, first touches map memory
+      module->step(time.t0, time.dt);
+      module->wait();
+    }
+    if (!bench) signals.emplace();
+    Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady));
+    // Steps may be queued on a device: the clock runs from the first step after the last look at
+    // the results to the end of the wait before the next look.
+    long queued = 0;
+    auto window = clock_type::now();
+    for (long s = first + 1; s <= steps; ++s) {
+      const double dt = bench || steady || !line.ends_stretch(s) ? time.dt : line.time_after(s) - t;
+      if (queued == 0) window = clock_type::now();
+      module->step(t, dt);
+      ++queued;
+      done = s;
+      t = steady ? t : time_after(s);
+      const long step = offset + s;
+      stop_signal = g_stop_signal;
+      const bool write = !bench && ((every > 0 && step % every == 0) || line.ends_stretch(s));
+      const bool diagnose = step % diag_every == 0 || s == steps || write;
+      const bool save = checkpoint && ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
+                                       (checkpoint->wall > 0 && since(last_checkpoint) >= checkpoint->wall));
+      if (diagnose || write || save || stop_signal) {
+        module->wait();
+        const double wall = since(window);
+        step_s += wall;
+        if (diagnose) diagnostics_row(step, t, wall / double(queued));
+        if (write) write_fields(step, t);
+        if (save || (stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
+        queued = 0;
+      }
+      progress.update(s - first, t);
+      if (s == steps) stop_signal = 0;  // the run is complete anyway
+      if (stop_signal) break;
+    }
+    progress.finish();
+    signals.reset();
+    if (!stop_signal) norms = module->error_norms(t);
+
+    // 5. Close the writers and write the summary.
+    const auto t_close = clock_type::now();
+    publish();  // (a run that wrote no fields)
+    for (auto& w : writers) w->close();
+    output_s += since(t_close);
+  } catch (const std::exception& e) {
+    // The outputs written so far stay, each complete; the summary says why the run ended.
+    if (run_dir && run_dir->published()) {
+      auto j = summary("failed");
+      j["error"] = e.what();
+      try {
+        write_file_atomically(run_dir->path() / "summary.json", j.dump(2) + "\n");
+        run_dir->finish();
+      } catch (const Error&) {  // (the error that matters is the one being reported)
+      }
+    }
+    throw;
+  }
+  const long run_steps = done - first;
   if (!opt.quiet && !stop_signal) {
+    const double points_per_s = step_s > 0 ? double(grid.size()) * double(run_steps) / step_s : 0.0;
     if (steady)
       fmt::print("{} solved in {:.3f} s ({} points, {:.3e} points/s)\n", name, step_s, grid.size(), points_per_s);
     else
@@ -489,7 +583,9 @@ int run_simulation(const RunOptions& opt) {
     if (norms) fmt::print("error of {} at t = {:.6g}: L2 {:.3e}, max {:.3e}\n", norms->field, t, norms->l2, norms->max);
   }
   if (bench) return 0;
-  write_file_atomically(out_dir / "summary.json", summary.dump(2) + "\n");
+  write_file_atomically(run_dir->path() / "summary.json",
+                        summary(stop_signal ? "stopped" : "complete").dump(2) + "\n");
+  run_dir->finish();
   if (stop_signal) {
     fmt::print(stderr, "stopped by {} after step {} (t = {:.6g}); the outputs so far are in {}\n", strsignal(stop_signal),
                offset + done, t, out_dir.string());

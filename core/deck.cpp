@@ -21,12 +21,12 @@ struct DeckState {
 namespace {
 
 template <class T>
-std::string type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "true or false";
-  else if constexpr (std::is_integral_v<T>) return "an integer";
-  else if constexpr (std::is_floating_point_v<T>) return "a number";
-  else if constexpr (std::is_same_v<T, std::string>) return "a string";
-  else return "a list of " + type_name<typename T::value_type>() + "s";
+std::string type_name(bool plural = false) {
+  if constexpr (std::is_same_v<T, bool>) return plural ? "trues or falses" : "true or false";
+  else if constexpr (std::is_integral_v<T>) return plural ? "integers" : "an integer";
+  else if constexpr (std::is_floating_point_v<T>) return plural ? "numbers" : "a number";
+  else if constexpr (std::is_same_v<T, std::string>) return plural ? "strings" : "a string";
+  else return "a list of " + type_name<typename T::value_type>(true);
 }
 
 std::string describe(const YAML::Node& n) {
@@ -52,22 +52,42 @@ T convert(const YAML::Node& n) {
   }
 }
 
-// Duplicate keys in any map of the tree: yaml-cpp keeps both and answers with the first, so a
-// second value would be silently ignored.
-void refuse_duplicate_keys(const detail::DeckState& s, const YAML::Node& node, const std::string& path) {
+// The lists and maps of a deck already looked into. Aliases make the deck a graph: one node may
+// be reached along very many paths (ten nested lists of ten aliases each are 10^10 paths) or
+// from inside itself (`a: &a [*a]`), so a walk visits each node once. Nodes are bucketed by
+// their place in the text (an alias has its anchor's) and told apart by identity.
+class Visited {
+ public:
+  bool first_time(const YAML::Node& n) {
+    auto& bucket = seen_[n.Mark().pos];
+    for (const auto& m : bucket)
+      if (m.is(n)) return false;
+    bucket.push_back(n);
+    return true;
+  }
+
+ private:
+  std::map<int, std::vector<YAML::Node>> seen_;
+};
+
+// Keys that are not names, and duplicate keys in any map of the deck: yaml-cpp keeps both
+// duplicates and answers with the first, so a second value would be silently ignored.
+void check_keys(const detail::DeckState& s, const YAML::Node& node, const std::string& path, Visited& visited) {
+  if (!(node.IsSequence() || node.IsMap()) || !visited.first_time(node)) return;
   if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) refuse_duplicate_keys(s, node[i], path);
+    for (std::size_t i = 0; i < node.size(); ++i) check_keys(s, node[i], path, visited);
     return;
   }
-  if (!node.IsMap()) return;
   std::map<std::string, int> first_line;
   for (const auto& kv : node) {
+    if (!kv.first.IsScalar())
+      throw DeckError(mark_of(s, kv.first, path), path, "a key must be a name, got " + describe(kv.first));
     const std::string key = kv.first.Scalar(), full = path.empty() ? key : path + "." + key;
     const auto [it, fresh] = first_line.emplace(key, kv.first.Mark().line + 1);
     if (!fresh)
       throw DeckError(mark_of(s, kv.first, full), full,
                       "duplicate key (first given at line " + std::to_string(it->second) + "); give each key once");
-    refuse_duplicate_keys(s, kv.second, full);
+    check_keys(s, kv.second, full, visited);
   }
 }
 
@@ -204,7 +224,8 @@ Deck Deck::parse(const std::string& text, const std::string& name) {
   }
   if (d.state_->root.IsNull()) d.state_->root = YAML::Node(YAML::NodeType::Map);
   if (!d.state_->root.IsMap()) throw DeckError(name, "", "a deck must be a map of sections (grid:, time:, ...)");
-  refuse_duplicate_keys(*d.state_, d.state_->root, "");
+  Visited visited;
+  check_keys(*d.state_, d.state_->root, "", visited);
   return d;
 }
 

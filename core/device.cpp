@@ -21,6 +21,26 @@ int cuda_device_count() {
 #endif
 }
 
+std::string cuda_device_name() {
+#if TRIDSIM_HAVE_CUDA
+  int d = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&d) != cudaSuccess || cudaGetDeviceProperties(&p, d) != cudaSuccess) return "";
+  return fmt::format("{} (sm_{}{})", p.name, p.major, p.minor);
+#else
+  return "";
+#endif
+}
+
+std::size_t cuda_free_bytes() {
+#if TRIDSIM_HAVE_CUDA
+  std::size_t free_b = 0, total_b = 0;
+  return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
+#else
+  return 0;
+#endif
+}
+
 #if TRIDSIM_HAVE_CUDA
 namespace {
 

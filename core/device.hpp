@@ -1,9 +1,14 @@
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace tridsim {
 // Number of CUDA devices usable by this build (0 without CUDA support or without a device).
 int cuda_device_count();
+// The current CUDA device's name and compute capability, "NAME (sm_XY)"; "" if none.
+std::string cuda_device_name();
+// Bytes free on the current CUDA device (0 without one).
+std::size_t cuda_free_bytes();
 // Per CUDA device: name, memory and its copy bandwidth measured now (a few ms); or why there is none.
 std::string cuda_device_summary();
 }  // namespace tridsim

@@ -59,6 +59,10 @@ class Module {
   // A steady (time-independent) problem: the deck has no `time` section, the driver calls
   // step(t0, 0) once to solve it and writes the fields and diagnostics of the solution only.
   virtual bool steady() const { return false; }
+  // About how many grid-sized arrays of the run's precision the module holds at once (fields,
+  // coefficients, solver work space, host copies for output): the driver checks this much
+  // memory is available, on the host and on a device backend's GPU, before setup() allocates.
+  virtual double arrays_per_point() const { return 8; }
   // Everything a restart needs beyond the deck and the time, as host arrays: a checkpoint reads
   // them after wait(); a restart overwrites them after setup() and then calls state_restored()
   // (which uploads them to a device). The next step must then do what it would have done in

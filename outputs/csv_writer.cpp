@@ -1,12 +1,17 @@
 #include "outputs/csv_writer.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <utility>
 
 #include "core/errors.hpp"
-#include "outputs/files.hpp"
 #include "outputs/writer.hpp"
 #include "outputs/writer_support.hpp"
 
@@ -27,10 +32,10 @@ std::string csv_quote(const std::string& s) {
 }  // namespace
 
 CsvWriter::CsvWriter(std::filesystem::path path, std::vector<std::string> columns)
-    : path_(std::move(path)), tmp_(temporary_path(path_)), columns_(columns.size()) {
+    : path_(std::move(path)), columns_(columns.size()) {
   if (columns.empty()) throw Error("CSV output '" + path_.string() + "': no columns");
-  file_ = std::fopen(tmp_.c_str(), "wb");
-  if (!file_) throw Error("CSV output '" + path_.string() + "': cannot create '" + tmp_.string() + "': " + std::strerror(errno));
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("CSV output: cannot create '" + path_.string() + "': " + std::strerror(errno));
   std::string header;
   for (const auto& c : columns) {
     if (!header.empty()) header += ',';
@@ -39,24 +44,26 @@ CsvWriter::CsvWriter(std::filesystem::path path, std::vector<std::string> column
   try {
     put(header + "\n");
   } catch (...) {
-    std::fclose(file_);  // no destructor runs for a throwing constructor
-    std::error_code ec;
-    std::filesystem::remove(tmp_, ec);
+    ::close(fd_);  // no destructor runs for a throwing constructor
     throw;
   }
 }
 
 CsvWriter::~CsvWriter() {
-  if (closed_) return;
-  if (file_) std::fclose(file_);
-  std::error_code ec;
-  std::filesystem::remove(tmp_, ec);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void CsvWriter::put(const std::string& line) {
-  if (!file_) throw Error("CSV output '" + path_.string() + "': an earlier close() failed");
-  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())
-    throw Error("CSV output '" + path_.string() + "': cannot write: " + std::strerror(errno));
+  if (fd_ < 0) throw Error("CSV output '" + path_.string() + "': the file is closed");
+  const ssize_t n = ::write(fd_, line.data(), line.size());
+  if (n == ssize_t(line.size())) {
+    size_ += n;
+    return;
+  }
+  const int err = n < 0 ? errno : ENOSPC;  // a short write to a file: the disk is full
+  [[maybe_unused]] const int cut = ::ftruncate(fd_, size_);  // no partial row
+  ::lseek(fd_, size_, SEEK_SET);
+  throw Error("CSV output: cannot write '" + path_.string() + "': " + std::strerror(err));
 }
 
 void CsvWriter::row(std::span<const double> values) {
@@ -74,14 +81,10 @@ void CsvWriter::row(std::span<const double> values) {
 
 void CsvWriter::close() {
   if (closed_) return;
-  if (!file_) throw Error("CSV output '" + path_.string() + "': an earlier close() failed");
-  const bool flushed = std::fflush(file_) == 0;
-  const int err = errno;
-  const bool ok = std::fclose(file_) == 0 && flushed;
-  file_ = nullptr;
-  if (!ok) throw Error("CSV output '" + path_.string() + "': cannot write: " + std::strerror(flushed ? errno : err));
-  rename_file(tmp_, path_);
   closed_ = true;
+  const int fd = std::exchange(fd_, -1);
+  if (fd >= 0 && ::close(fd) != 0)
+    throw Error("CSV output: cannot write '" + path_.string() + "': " + std::strerror(errno));
 }
 
 // ---- the "csv" format: the diagnostics time series -------------------------------------------
@@ -91,13 +94,18 @@ namespace {
 // Starts the file at the first row, whose names give the columns.
 class DiagnosticsCsvWriter final : public Writer {
  public:
-  explicit DiagnosticsCsvWriter(std::filesystem::path path) : path_(std::move(path)) {}
+  explicit DiagnosticsCsvWriter(std::string file) : file_(std::move(file)) {}
   void write(int, double, std::span<const FieldRef>) override {}
+  void resume(const std::filesystem::path& previous, long first_step) override {
+    previous_ = previous / file_;
+    first_step_ = first_step;
+  }
   void write_diagnostics(long step, double time, std::span<const Diagnostic> row) override {
     if (!csv_) {
       std::vector<std::string> columns{"step", "time"};
       for (const auto& d : row) columns.push_back(d.name);
-      csv_.emplace(path_, columns);
+      csv_.emplace(dir() / file_, columns);
+      carry_rows(columns);
     }
     values_.assign({double(step), time});
     for (const auto& d : row) values_.push_back(d.value);
@@ -108,15 +116,36 @@ class DiagnosticsCsvWriter final : public Writer {
   }
 
  private:
-  std::filesystem::path path_;
+  // A restarted run: the previous file's rows before the first step, if its columns are ours.
+  void carry_rows(const std::vector<std::string>& columns) {
+    std::ifstream in(previous_);
+    std::string header, line, ours;
+    for (const auto& c : columns) ours += (ours.empty() ? "" : ",") + csv_quote(c);
+    if (previous_.empty() || !in || !std::getline(in, header) || header != ours) return;  // another run's columns
+    std::vector<double> values;
+    while (std::getline(in, line)) {
+      values.clear();
+      std::istringstream cells(line);
+      for (std::string cell; std::getline(cells, cell, ',');) values.push_back(std::strtod(cell.c_str(), nullptr));
+      if (values.size() != columns.size()) return;
+      if (values[0] >= double(first_step_)) break;
+      csv_->row(values);
+    }
+  }
+
+  std::string file_;
   std::optional<CsvWriter> csv_;
   std::vector<double> values_;
+  std::filesystem::path previous_;
+  long first_step_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<Writer> make_diagnostics_csv_writer(const std::filesystem::path& dir, const std::string& name) {
-  return std::make_unique<DiagnosticsCsvWriter>(dir / (name + "_diagnostics.csv"));
+  auto w = std::make_unique<DiagnosticsCsvWriter>(name + "_diagnostics.csv");
+  w->set_dir(dir);
+  return w;
 }
 
 }  // namespace tridsim

@@ -1,8 +1,8 @@
 #pragma once
-// CSV time series (one row per call, e.g. step, time, norms). Written under a temporary name
-// and renamed by close(), like the field writers; destroyed without close(), it removes the
-// temporary file. Numbers are written in the shortest form that reads back exactly.
-#include <cstdio>
+// CSV time series (one row per call, e.g. step, time, norms), written in place and valid at every
+// moment: each row reaches the file in one write, and a row that cannot be written whole (a full
+// disk) is cut off again, so a reader never sees a partial row. Numbers are written in the
+// shortest form that reads back exactly.
 #include <filesystem>
 #include <span>
 #include <string>
@@ -12,7 +12,8 @@ namespace tridsim {
 
 class CsvWriter {
  public:
-  // Starts `path` with a header line of `columns` (quoted where they hold , " or a newline).
+  // Starts `path` (replacing it) with a header line of `columns` (quoted where they hold , " or a
+  // newline).
   CsvWriter(std::filesystem::path path, std::vector<std::string> columns);
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
@@ -20,7 +21,7 @@ class CsvWriter {
 
   // One row; throws Error unless values.size() equals the number of columns.
   void row(std::span<const double> values);
-  // Finish and move the file to its final name. Further calls do nothing.
+  // Finish; further calls do nothing. (Destroyed without close(), the rows so far stay.)
   void close();
 
   const std::filesystem::path& path() const { return path_; }
@@ -28,9 +29,10 @@ class CsvWriter {
  private:
   void put(const std::string& line);
 
-  std::filesystem::path path_, tmp_;
+  std::filesystem::path path_;
   std::size_t columns_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
+  long long size_ = 0;  // bytes of whole rows in the file
   bool closed_ = false;
 };
 

@@ -1,15 +1,15 @@
 // Atomic file output. A temporary file beside the target keeps the final rename on one file
 // system, where rename() replaces the target in one step: readers see the old file or the
-// whole new one, never a partial one.
+// whole new one, never a partial one. (POSIX write(), not stdio: it says why a write failed.)
 #include "outputs/files.hpp"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/errors.hpp"
@@ -32,17 +32,20 @@ void rename_file(const std::filesystem::path& from, const std::filesystem::path&
 
 void write_file_atomically(const std::filesystem::path& target, const std::string& text) {
   const auto tmp = temporary_path(target);
-  // C stdio rather than iostreams: it reports why a write failed (errno).
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error("cannot create '" + tmp.string() + "' to write '" + target.string() + "': " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  const int err = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    const int why = written ? errno : err;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot create '" + tmp.string() + "' to write '" + target.string() + "': " + std::strerror(errno));
+  std::size_t done = 0;
+  int err = 0;
+  while (done < text.size() && err == 0) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n > 0) done += std::size_t(n);
+    else if (n == 0 || errno != EINTR) err = n == 0 ? ENOSPC : errno;
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
     std::error_code ec;
     std::filesystem::remove(tmp, ec);
-    throw Error("cannot write '" + target.string() + "': " + std::strerror(why));
+    throw Error("cannot write '" + target.string() + "': " + std::strerror(err));
   }
   try {
     rename_file(tmp, target);
@@ -55,25 +58,29 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
 
 OutputDirLock::OutputDirLock(const std::filesystem::path& dir) {
   const auto path = dir / ".tridsim.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error("cannot create the lock file '" + path.string() + "': " + std::strerror(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    char holder[32] = {};
-    const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
+  for (;;) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error("cannot create the lock file '" + path.string() + "': " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char holder[32] = {};
+      const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
+      ::close(fd_);
+      fd_ = -1;
+      throw Error("the output directory '" + dir.string() + "' is in use by another tridsim run" +
+                  (n > 0 ? " (process " + std::string(holder, std::size_t(n)) + ")" : std::string()) +
+                  "; wait for it to end, or give this run another directory (-o or output.dir)");
+    }
+    // The holder may have replaced the directory (a run is published by swapping directories)
+    // between our open and our lock: then the locked file is no longer the one at `path`.
+    struct stat locked {}, current {};
+    if (::fstat(fd_, &locked) == 0 && ::stat(path.c_str(), &current) == 0 && locked.st_dev == current.st_dev &&
+        locked.st_ino == current.st_ino)
+      break;
     ::close(fd_);
-    fd_ = -1;
-    throw Error("the output directory '" + dir.string() + "' is in use by another tridsim run" +
-                (n > 0 ? " (process " + std::string(holder, std::size_t(n)) + ")" : std::string()) +
-                "; wait for it to end, or give this run another directory (-o or output.dir)");
   }
   const std::string pid = std::to_string(::getpid());
   [[maybe_unused]] const bool noted =  // the pid is only for the message above
       ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) == ssize_t(pid.size());
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > 6 && name.front() == '.' && name.ends_with(".part")) std::filesystem::remove(entry.path(), ec);
-  }
 }
 
 OutputDirLock::~OutputDirLock() {

@@ -14,9 +14,8 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
 // Rename `from` to `to` (replacing `to`); throws Error naming both paths on failure.
 void rename_file(const std::filesystem::path& from, const std::filesystem::path& to);
 
-// An exclusive lock on an output directory for the life of a run (a lock file inside it,
-// released when the object goes or the process ends, however it ends). While it is held, the
-// temporary files a killed run left behind are removed. Throws Error if another process holds it.
+// An exclusive lock on a directory (the lock file `.tridsim.lock` inside it, released when the
+// object goes or the process ends, however it ends). Throws Error if another process holds it.
 class OutputDirLock {
  public:
   explicit OutputDirLock(const std::filesystem::path& dir);

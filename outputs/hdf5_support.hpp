@@ -38,6 +38,12 @@ inline std::string hdf5_reason() {
       },
       &reason);
   H5Eclear2(H5E_DEFAULT);
+  // A failed system call: HDF5's message holds the system's reason among many details.
+  const std::string key = "error message = '";
+  if (const auto at = reason.find(key); at != std::string::npos) {
+    const auto end = reason.find('\'', at + key.size());
+    if (end != std::string::npos) return reason.substr(at + key.size(), end - at - key.size());
+  }
   return reason.empty() ? "unknown HDF5 error" : reason;
 }
 

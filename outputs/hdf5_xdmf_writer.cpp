@@ -1,15 +1,22 @@
 // HDF5 + XDMF writer.
 //
-// <name>.h5 layout (written as .<name>.h5.part until close()):
+// <name>.h5 layout:
+//   /                  attributes: the run's facts (RunAttributes: deck, version, backend, ...)
 //   /grid              group; attributes dim (int), n (int64[dim]), lo, hi, spacing (double[dim]),
 //                      listed in axis order x, y, z
 //   /step_000010       group per output time; attribute time (double);
 //     /u, /v, ...      one dataset per field, shape (nz, ny, nx) / (ny, nx) / (nx): C order with
 //                      x fastest, so the x-fastest arrays are written as they are
-//   /times, /steps     at close: output times (double) and step numbers (int)
-// <name>.xmf: an XDMF temporal collection over the datasets, written at close().
+//   /times, /steps     output times (double) and step numbers (int), one entry per group
+// <name>.xmf: an XDMF temporal collection over the datasets.
+//
+// After each output the file is flushed and then the .xmf replaced, so the .xmf names only
+// groups that are complete on disk; a write cut short leaves data past the flushed end of the
+// file, which readers ignore. The file is created without HDF5's file lock, so ParaView or h5py
+// can open the results while the run goes on.
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -27,9 +34,11 @@ using namespace output_detail;
 
 class Hdf5XdmfWriter final : public Writer {
  public:
-  Hdf5XdmfWriter(const std::filesystem::path& dir, const std::string& name, const Grid& grid);
+  Hdf5XdmfWriter(const std::filesystem::path& dir, const std::string& name, const Grid& grid,
+                 const RunAttributes& attributes);
   ~Hdf5XdmfWriter() override;
   void write(int step, double time, std::span<const FieldRef> fields) override;
+  void resume(const std::filesystem::path& previous, long first_step) override;
   void close() override;
 
  private:
@@ -39,51 +48,57 @@ class Hdf5XdmfWriter final : public Writer {
     std::vector<std::pair<std::string, Precision>> fields;
   };
 
-  std::string context() const { return "HDF5 output '" + h5_path_.string() + "'"; }
+  std::string context() const { return "HDF5 output '" + (dir() / h5_name_).string() + "'"; }
   template <class Id> Id check(Id result, const std::string& what) const { return hdf5_check(result, context(), what); }
   void put(hid_t loc, const std::string& name, bool attribute, hid_t file_type, hid_t mem_type,
            const std::vector<hsize_t>& dims, const void* data) {
     hdf5_put(context(), loc, name, attribute, file_type, mem_type, dims, data);
   }
   void write_grid();
-  void discard() noexcept;
+  bool same_grid(hid_t file) const;  // whether a file's /grid is this writer's grid
+  void write_series();  // /times and /steps from outputs_
+  void commit();        // flush, then the .xmf
   std::string xdmf_text() const;
   std::vector<hsize_t> shape() const;  // dataset shape, slowest axis first
 
   Grid grid_;
-  std::string h5_name_;
-  std::filesystem::path h5_path_, tmp_path_, xmf_path_;
+  std::string name_, h5_name_;
   Handle file_;
   std::vector<Output> outputs_;
   bool closed_ = false, failed_ = false;
 };
 
-Hdf5XdmfWriter::Hdf5XdmfWriter(const std::filesystem::path& dir, const std::string& name, const Grid& grid)
-    : grid_(grid), h5_name_(name + ".h5"), h5_path_(dir / h5_name_), tmp_path_(temporary_path(h5_path_)),
-      xmf_path_(dir / (name + ".xmf")) {
-  prepare_output(dir, name, grid, "HDF5 output '" + h5_path_.string() + "'");
+Handle create_file(const std::filesystem::path& path, const std::string& context) {
+  Handle fapl(hdf5_check(H5Pcreate(H5P_FILE_ACCESS), context, "create it"), H5Pclose);
+#if H5_VERSION_GE(1, 10, 7)
+  hdf5_check(H5Pset_file_locking(fapl.get(), false, true), context, "create it");
+#endif
+  return Handle(hdf5_check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), context,
+                           "create '" + path.string() + "'"),
+                H5Fclose);
+}
+
+Hdf5XdmfWriter::Hdf5XdmfWriter(const std::filesystem::path& dir, const std::string& name, const Grid& grid,
+                               const RunAttributes& attributes)
+    : grid_(grid), name_(name), h5_name_(name + ".h5") {
+  set_dir(dir);
+  prepare_output(dir, name, grid, context());
   QuietHdf5 quiet;
-  file_ = Handle(check(H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                       "create '" + tmp_path_.string() + "'"),
-                 H5Fclose);
-  try {
-    write_grid();
-  } catch (...) {
-    discard();  // no destructor runs for a throwing constructor
-    throw;
+  file_ = create_file(dir / h5_name_, context());
+  for (const auto& [key, value] : attributes) {
+    Handle type(check(H5Tcopy(H5T_C_S1), "write attribute " + key), H5Tclose);
+    check(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), "write attribute " + key);
+    put(file_.get(), key, true, type.get(), type.get(), {}, value.c_str());
   }
+  write_grid();
+  write_series();
+  check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flush");
 }
 
 Hdf5XdmfWriter::~Hdf5XdmfWriter() {
-  if (!closed_) discard();
-}
-
-void Hdf5XdmfWriter::discard() noexcept {
   QuietHdf5 quiet;
-  file_.close();
+  file_.close();  // what was flushed stays: the outputs so far
   H5Eclear2(H5E_DEFAULT);
-  std::error_code ec;
-  std::filesystem::remove(tmp_path_, ec);
 }
 
 std::vector<hsize_t> Hdf5XdmfWriter::shape() const {
@@ -112,14 +127,34 @@ void Hdf5XdmfWriter::write_grid() {
   check(group.close(), "write group /grid");
 }
 
+void Hdf5XdmfWriter::write_series() {
+  std::vector<double> times;
+  std::vector<int> steps;
+  for (const auto& o : outputs_) {
+    times.push_back(o.time);
+    steps.push_back(o.step);
+  }
+  // Rewritten whole each time (a few bytes per output): no chunked, growable layout to go stale.
+  for (const char* name : {"times", "steps"})
+    if (H5Lexists(file_.get(), name, H5P_DEFAULT) > 0) check(H5Ldelete(file_.get(), name, H5P_DEFAULT), "rewrite /" + std::string(name));
+  const std::vector<hsize_t> d{hsize_t(outputs_.size())};
+  put(file_.get(), "times", false, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d, times.data());
+  put(file_.get(), "steps", false, H5T_STD_I32LE, H5T_NATIVE_INT, d, steps.data());
+}
+
+void Hdf5XdmfWriter::commit() {
+  write_series();
+  check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flush");
+  write_file_atomically(dir() / (name_ + ".xmf"), xdmf_text());
+}
+
 void Hdf5XdmfWriter::write(int step, double time, std::span<const FieldRef> fields) {
-  const std::string what = "HDF5 output '" + h5_path_.string() + "'";
-  if (closed_) throw Error(what + ": write() after close()");
-  if (failed_) throw Error(what + ": an earlier write failed");
-  check_write(step, outputs_.empty() ? -1 : outputs_.back().step, fields, what);
+  if (closed_) throw Error(context() + ": write() after close()");
+  if (failed_) throw Error(context() + ": an earlier write failed");
+  check_write(step, outputs_.empty() ? -1 : outputs_.back().step, fields, context());
   QuietHdf5 quiet;
+  const std::string group_name = "step_" + step_tag(step);
   try {
-    const std::string group_name = "step_" + step_tag(step);
     Handle group(check(H5Gcreate2(file_.get(), group_name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                        "create group /" + group_name),
                  H5Gclose);
@@ -133,32 +168,84 @@ void Hdf5XdmfWriter::write(int step, double time, std::span<const FieldRef> fiel
     }
     check(group.close(), "write group /" + group_name);
     outputs_.push_back(std::move(out));
+    commit();
   } catch (...) {
-    failed_ = true;  // the file now holds a partial step; close() must not publish it
+    failed_ = true;  // the outputs before this one stay valid; no more are added
+    if (!outputs_.empty() && outputs_.back().step == step) outputs_.pop_back();
+    H5Ldelete(file_.get(), group_name.c_str(), H5P_DEFAULT);
+    H5Eclear2(H5E_DEFAULT);
     throw;
   }
 }
 
+void Hdf5XdmfWriter::resume(const std::filesystem::path& previous, long first_step) {
+  QuietHdf5 quiet;
+  const auto path = previous / h5_name_;
+  std::error_code ec;
+  if (!outputs_.empty() || !std::filesystem::exists(path, ec)) return;
+  const std::string from = "the previous result '" + path.string() + "'";
+  Handle old(hdf5_check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), from, "open it"), H5Fclose);
+  std::vector<std::string> groups;
+  H5Literate(
+      old.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+      [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+        if (std::string_view(name).starts_with("step_")) static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &groups);
+  if (!same_grid(old.get())) return;  // another run's result: nothing to continue
+  for (const auto& g : groups) {
+    const long step = std::stol(g.substr(5));
+    if (step >= first_step) continue;
+    Handle group(hdf5_check(H5Gopen2(old.get(), g.c_str(), H5P_DEFAULT), from, "read /" + g), H5Gclose);
+    Output out{int(step), 0.0, {}};
+    Handle attr(hdf5_check(H5Aopen(group.get(), "time", H5P_DEFAULT), from, "read /" + g), H5Aclose);
+    hdf5_check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &out.time), from, "read /" + g);
+    H5Literate(
+        group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+        [](hid_t loc, const char* name, const H5L_info_t*, void* out) -> herr_t {
+          const hid_t set = H5Dopen2(loc, name, H5P_DEFAULT);
+          const hid_t type = set >= 0 ? H5Dget_type(set) : -1;
+          const bool single = type >= 0 && H5Tget_size(type) == 4;
+          if (type >= 0) H5Tclose(type);
+          if (set >= 0) H5Dclose(set);
+          static_cast<std::vector<std::pair<std::string, Precision>>*>(out)->emplace_back(
+              name, single ? Precision::float32 : Precision::float64);
+          return 0;
+        },
+        &out.fields);
+    hdf5_check(H5Ocopy(old.get(), g.c_str(), file_.get(), g.c_str(), H5P_DEFAULT, H5P_DEFAULT), context(),
+               "carry /" + g + " over from " + from);
+    outputs_.push_back(std::move(out));
+  }
+  std::sort(outputs_.begin(), outputs_.end(), [](const Output& a, const Output& b) { return a.step < b.step; });
+  commit();
+}
+
+bool Hdf5XdmfWriter::same_grid(hid_t file) const {
+  if (H5Lexists(file, "grid", H5P_DEFAULT) <= 0) return false;
+  Handle group(H5Gopen2(file, "grid", H5P_DEFAULT), H5Gclose);
+  std::vector<std::int64_t> n(std::size_t(grid_.dim), 0);
+  std::vector<double> lo(n.size()), hi(n.size());
+  auto get = [&](const char* name, hid_t type, void* out) {
+    if (group.get() < 0 || H5Aexists(group.get(), name) <= 0) return false;
+    Handle attr(H5Aopen(group.get(), name, H5P_DEFAULT), H5Aclose);
+    Handle space(H5Aget_space(attr.get()), H5Sclose);
+    return H5Sget_simple_extent_npoints(space.get()) == hssize_t(n.size()) && H5Aread(attr.get(), type, out) >= 0;
+  };
+  if (!get("n", H5T_NATIVE_INT64, n.data()) || !get("lo", H5T_NATIVE_DOUBLE, lo.data()) ||
+      !get("hi", H5T_NATIVE_DOUBLE, hi.data()))
+    return false;
+  for (int a = 0; a < grid_.dim; ++a)
+    if (n[std::size_t(a)] != grid_.n[a] || lo[std::size_t(a)] != grid_.lo[a] || hi[std::size_t(a)] != grid_.hi[a]) return false;
+  return true;
+}
+
 void Hdf5XdmfWriter::close() {
   if (closed_) return;
-  if (failed_) throw Error("HDF5 output '" + h5_path_.string() + "': not closed because an earlier write failed");
-  {
-    QuietHdf5 quiet;
-    std::vector<double> times;
-    std::vector<int> steps;
-    for (const auto& o : outputs_) {
-      times.push_back(o.time);
-      steps.push_back(o.step);
-    }
-    const std::vector<hsize_t> d{hsize_t(outputs_.size())};
-    put(file_.get(), "times", false, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d, times.data());
-    put(file_.get(), "steps", false, H5T_STD_I32LE, H5T_NATIVE_INT, d, steps.data());
-    check(file_.close(), "close the file");
-  }
-  // The .h5 takes its final name before the .xmf that points at it appears.
-  rename_file(tmp_path_, h5_path_);
+  QuietHdf5 quiet;
   closed_ = true;
-  write_file_atomically(xmf_path_, xdmf_text());
+  check(file_.close(), "close the file");
 }
 
 std::string Hdf5XdmfWriter::xdmf_text() const {
@@ -177,7 +264,7 @@ std::string Hdf5XdmfWriter::xdmf_text() const {
   }
 
   std::string x = "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"3.0\">\n  <Domain>\n";
-  x += "    <Grid Name=\"" + xml_escape(h5_path_.stem().string()) + "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  x += "    <Grid Name=\"" + xml_escape(name_) + "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const auto& o : outputs_) {
     const std::string group = "step_" + step_tag(o.step);
     x += "      <Grid Name=\"" + group + "\" GridType=\"Uniform\">\n";
@@ -203,8 +290,8 @@ std::string Hdf5XdmfWriter::xdmf_text() const {
 }  // namespace
 
 std::unique_ptr<Writer> make_hdf5_xdmf_writer(const std::filesystem::path& dir, const std::string& name,
-                                              const Grid& grid) {
-  return std::make_unique<Hdf5XdmfWriter>(dir, name, grid);
+                                              const Grid& grid, const RunAttributes& attributes) {
+  return std::make_unique<Hdf5XdmfWriter>(dir, name, grid, attributes);
 }
 
 }  // namespace tridsim

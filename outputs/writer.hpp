@@ -1,15 +1,18 @@
 #pragma once
 // Writers, and the registry the deck's `output.formats` names them from. A run creates its
 // writers before the first step, calls write() at each output time and write_diagnostics() at
-// each diagnostics step. Nothing appears under its final name until close(): files are written
-// under temporary names and renamed, and a writer destroyed without close() (a failed run)
-// removes its temporary files, so a failed run never leaves something that looks like a result.
-// See docs/extending.md, "Adding an output format".
+// each diagnostics step. The files go into dir(): a staging directory until the first output is
+// complete, then the output directory (outputs/run_directory.hpp publishes the one as the other,
+// and set_dir() tells the writer), so form paths from dir() when writing. After each write()
+// returns, the writer's files must be a valid result holding every output so far (write data,
+// flush, then replace index files atomically): a run stopped at any moment, or one that fails,
+// keeps what it wrote. See docs/extending.md, "Adding an output format".
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/grid.hpp"
@@ -37,15 +40,28 @@ class Writer {
   // One row of scalars (the module's diagnostics after the driver's step_wall_s); the same
   // names every call. Field writers ignore it.
   virtual void write_diagnostics(long /*step*/, double /*time*/, std::span<const Diagnostic> /*row*/) {}
-  virtual void close() = 0;  // finish and move every file to its final name
+  // A restarted run continues the previous result in `previous` (a directory): before the first
+  // write, carry its outputs of steps before `first_step` over. By default nothing is carried.
+  virtual void resume(const std::filesystem::path& /*previous*/, long /*first_step*/) {}
+  virtual void close() = 0;  // finish (the files are complete after every write already)
+
+  const std::filesystem::path& dir() const { return dir_; }
+  void set_dir(std::filesystem::path dir) { dir_ = std::move(dir); }
+
+ private:
+  std::filesystem::path dir_;
 };
 
+// Facts about the run a writer may record (the HDF5 writer's root attributes): name, value.
+using RunAttributes = std::vector<std::pair<std::string, std::string>>;
+
 // What a registered writer is made from: the output folder, the run's name (the base of the
-// file names) and the grid.
+// file names), the grid and the run's facts.
 struct WriterSetup {
   std::filesystem::path dir;
   std::string name;
   Grid grid;
+  RunAttributes attributes = {};
 };
 using WriterFactory = std::function<std::unique_ptr<Writer>(const WriterSetup&)>;
 
@@ -68,9 +84,10 @@ std::vector<const WriterInfo*> registered_writers();
 std::vector<std::string> writer_names();
 
 // HDF5 file `<dir>/<name>.h5` (one group per output time holding one dataset per field,
-// plus the time values) and `<dir>/<name>.xmf`, an XDMF temporal collection ParaView opens.
+// plus the time values; `attributes` on the root group) and `<dir>/<name>.xmf`, an XDMF
+// temporal collection ParaView opens.
 std::unique_ptr<Writer> make_hdf5_xdmf_writer(const std::filesystem::path& dir, const std::string& name,
-                                              const Grid& grid);
+                                              const Grid& grid, const RunAttributes& attributes = {});
 
 // `<dir>/<name>_<step>.vti` files and the `<dir>/<name>.pvd` collection. Only when built with VTK.
 bool vtk_available();

@@ -12,7 +12,7 @@ namespace {
 std::vector<WriterInfo> builtin_writers() {
   return {
       {"hdf5", {"xdmf"}, "NAME.h5 (a group per output time) + NAME.xmf for ParaView",
-       [](const WriterSetup& s) { return make_hdf5_xdmf_writer(s.dir, s.name, s.grid); }},
+       [](const WriterSetup& s) { return make_hdf5_xdmf_writer(s.dir, s.name, s.grid, s.attributes); }},
       {"vtk", {}, "NAME_NNNNNN.vti per output time + NAME.pvd for ParaView",
        [](const WriterSetup& s) { return make_vtk_writer(s.dir, s.name, s.grid); },
        vtk_available() ? "" : "this build has no VTK support, so no .vti/.pvd files (rebuild with -DTRIDSIM_VTK=ON)"},

@@ -85,6 +85,9 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
+    AlignedVector<double> e(N);
+    exact_->fill(grid, t0, e.data());
+    require_finite_values(s, "exact", grid, t0, e.data());
   }
   u_.assign(N, T(0));
   f.fill(grid, t0, u_.data());

@@ -30,6 +30,7 @@ class BvpModule final : public Module {
   std::vector<Diagnostic> diagnostics(double t) override;
   std::optional<ErrorNorms> error_norms(double t) override;
   bool steady() const override { return true; }
+  double arrays_per_point() const override { return 3; }  // u, f and the recurrence work space
 
   const AlignedVector<T>& solution() const { return u_; }
   rec::Algorithm algorithm() const { return algorithm_; }

@@ -70,8 +70,9 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
   std::vector<double> white(N), grey(N);
   for (auto [key, map] : {std::pair{"white", &white}, std::pair{"grey", &grey}}) {
     glioma::read_tissue_map(tissue, key, grid, ctx.constants, map->data());
+    require_finite_values(tissue, key, grid, t0, map->data());  // (min and max can step over a NaN)
     const auto [lo, hi] = std::minmax_element(map->begin(), map->end());
-    if (!(*lo >= -1e-9 && *hi <= 1 + 1e-9))  // (NaN fails too)
+    if (!(*lo >= -1e-9 && *hi <= 1 + 1e-9))
       tissue.fail(key, "must be a fraction in [0, 1] at every node, got values in [" + std::to_string(*lo) + ", " +
                            std::to_string(*hi) + "]");
   }

@@ -28,6 +28,7 @@ class GliomaGpu;
 template <class T>
 class GliomaModule final : public Module {
  public:
+  double arrays_per_point() const override { return 12; }  // c, tissue maps, diffusivity, reaction and line work space
   GliomaModule();
   ~GliomaModule() override;
   void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) override;

@@ -23,7 +23,9 @@ double VoxelImage::sample(double x, double y, double z) const {
     const auto& m = world_to_voxel[a];
     f[a] = m[0] * x + m[1] * y + m[2] * z + m[3];
     const double hi = double(n[a] - 1);
-    if (f[a] < -0.5 || f[a] > hi + 0.5) return 0.0;  // outside the image: background
+    // Outside the image: background. (A placement of extreme numbers, e.g. a spacing of 1e-320
+    // whose inverse is inf, can make f NaN, which no index can come from.)
+    if (!(f[a] >= -0.5 && f[a] <= hi + 0.5)) return 0.0;
     f[a] = std::clamp(f[a], 0.0, hi);
     i0[a] = std::min(long(std::floor(f[a])), std::max(0L, n[a] - 2));
     w[a] = n[a] > 1 ? f[a] - double(i0[a]) : 0.0;
@@ -163,6 +165,11 @@ VoxelImage read_hdf5(const std::string& path, const std::string& dataset) {
                 "; a tissue map has shape (nz, ny, nx), (ny, nx) or (nx)");
   hsize_t dims[3] = {1, 1, 1};
   H5Sget_simple_extent_dims(space.id, dims, nullptr);
+  if (std::find(dims, dims + rank, hsize_t(0)) != dims + rank) {
+    std::string shape;
+    for (int a = 0; a < rank; ++a) shape += (a ? " x " : "") + std::to_string(dims[a]);
+    throw Error("HDF5 dataset '" + dataset + "' in '" + path + "' is empty (shape " + shape + ")");
+  }
   VoxelImage img;
   for (int a = 0; a < rank; ++a) img.n[a] = long(dims[rank - 1 - a]);  // C order: x is the last dimension
   img.values.resize(std::size_t(img.n[0] * img.n[1] * img.n[2]));
@@ -216,6 +223,7 @@ void read_tissue_map(const DeckNode& section, const std::string& key, const Grid
   const double scale = m.get_or<double>("scale", 1.0);
   m.require(std::isfinite(scale), "scale", scale, "a finite number");
   const auto offset = triple(m, "offset", 1, 0.0);
+  for (double o : offset) m.require(std::isfinite(o), "offset", o, "finite on every axis");
   VoxelImage img;
   try {
     img = h5 ? read_hdf5(name, dataset) : read_nifti(name);
@@ -228,7 +236,9 @@ void read_tissue_map(const DeckNode& section, const std::string& key, const Grid
              "the dataset carries no placement: give both origin and spacing (world position of voxel 0 and voxel size)");
     const auto spacing = triple(m, "spacing", 1, 1.0);
     for (double s : spacing) m.require(s > 0 && std::isfinite(s), "spacing", s, "positive on every axis");
-    img.world_to_voxel = axis_aligned(triple(m, "origin", 1, 0.0), spacing);
+    const auto origin = triple(m, "origin", 1, 0.0);
+    for (double o : origin) m.require(std::isfinite(o), "origin", o, "finite on every axis");
+    img.world_to_voxel = axis_aligned(origin, spacing);
   }
 #pragma omp parallel for collapse(2) schedule(static)
   for (index_t k = 0; k < grid.n[2]; ++k)

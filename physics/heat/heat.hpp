@@ -24,6 +24,7 @@ class HeatGpu;
 template <class T>
 class HeatModule final : public Module {
  public:
+  double arrays_per_point() const override { return 5; }  // u, its host copy, coefficients and line work space
   HeatModule();
   ~HeatModule() override;
   void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) override;

@@ -29,6 +29,7 @@ class PoissonModule final : public Module {
   std::vector<Diagnostic> diagnostics(double t) override;
   std::optional<ErrorNorms> error_norms(double t) override;
   bool steady() const override { return true; }
+  double arrays_per_point() const override { return 8; }  // u, f, the exact solution and the cyclic-reduction work space
 
   const AlignedVector<T>& solution() const { return u_; }
   cr::PoissonMethod method() const { return method_; }

@@ -117,5 +117,34 @@ mkdir -p leftovers && head -c 100000 /dev/zero > leftovers/.heat2d.h5.part && to
 run "$D" -o leftovers $H || fail "run into a directory with leftovers failed"
 [ -z "$(ls -A leftovers | grep '\.part$')" ] || fail "leftover .part files were not removed: $(ls -A leftovers)"
 
+# 6. A restart into the run's own directory continues its result: the outputs and diagnostics
+# before the checkpoint stay, and the series is the uninterrupted run's.
+C="$H --set output.every=16 --set output.formats=[hdf5,csv]"
+run "$D" -o cont-full $C || fail "continue: reference run failed"
+run "$D" -o cont $C --set output.checkpoint.every=40 --set output.checkpoint.keep=3 || fail "continue: first run failed"
+run "$D" -o cont $C --restart cont/heat2d_checkpoint_000040.h5 || fail "continue: restart into the same directory failed"
+"$py" - <<'PY' || fail "a restart into the same directory does not continue the series"
+import h5py, numpy as np
+a, b = h5py.File("cont-full/heat2d.h5"), h5py.File("cont/heat2d.h5")
+assert list(a["steps"][()]) == list(b["steps"][()]), (list(a["steps"][()]), list(b["steps"][()]))
+for g in (k for k in a if k.startswith("step_")):
+    assert np.array_equal(a[g]["u"][()], b[g]["u"][()]), g
+rows = lambda p: [l.split(",")[:2] for l in open(p).read().split("\n")[1:] if l]
+assert rows("cont-full/heat2d_diagnostics.csv") == rows("cont/heat2d_diagnostics.csv"), "CSV series differ"
+PY
+[ -e cont/heat2d_checkpoint_000040.h5 ] || fail "continue: the checkpoint restarted from was not kept"
+grep -q "heat2d_checkpoint_000040.h5" cont/heat2d.xmf && fail "continue: .xmf names a checkpoint"
+
+# 7. A run replaces its directory's previous result as a whole, keeps files it did not write,
+# and refuses a directory that is not a run's own.
+run "$D" -o own $H --set output.formats=[hdf5,csv] || fail "own: first run failed"
+echo "my notes" > own/notes.txt
+run "$D" -o own $H --set output.formats=[hdf5] || fail "own: second run failed"
+[ "$(cat own/notes.txt 2> /dev/null)" = "my notes" ] || fail "own: a file tridsim did not write was lost"
+[ -e own/heat2d_diagnostics.csv ] && fail "own: the previous run's CSV is mixed into the new result"
+mkdir -p own/pictures
+expect_fail foreigndir "holds a directory ('pictures') that tridsim did not write" "$D" -o own $H
+(cd own && expect_fail cwd "is the current directory or one above it" "$D" -o . $H)
+
 [ $failures -eq 0 ] && echo "all lifecycle checks passed"
 exit $((failures > 0))

@@ -17,9 +17,11 @@ using namespace tridsim;
 
 class ProbeWriter final : public Writer {
  public:
-  explicit ProbeWriter(const WriterSetup& setup) : path_(setup.dir / (setup.name + "_probe.txt")) {}
+  explicit ProbeWriter(const WriterSetup& setup) : file_(setup.name + "_probe.txt") {}
 
-  // 1. At each output time: one line per field. Text is kept in memory until close().
+  // At each output time: one line per field, then the whole file replaced atomically, so that
+  // it holds every output so far at every moment. Paths are formed from dir() when writing:
+  // the run's directory is renamed once, after its first output.
   void write(int step, double time, std::span<const FieldRef> fields) override {
     for (const FieldRef& f : fields) {
       const double v = f.precision == Precision::float32 ? double(static_cast<const float*>(f.data)[0])
@@ -27,13 +29,13 @@ class ProbeWriter final : public Writer {
       text_ += std::to_string(step) + " " + output_detail::format_double(time) + " " + f.name + " " +
                output_detail::format_double(v) + "\n";
     }
+    write_file_atomically(dir() / file_, text_);
   }
 
-  // 2. At the end of a successful run only: the whole file at once, under its final name.
-  void close() override { write_file_atomically(path_, text_); }
+  void close() override {}
 
  private:
-  std::filesystem::path path_;
+  std::string file_;
   std::string text_;
 };
 

@@ -82,4 +82,6 @@ TEST_CASE("bad decks give one clear error") {
   CHECK_THROWS_AS(run<double>("  source: 1\n  column_length: -1\n" + bc, 17), DeckError);
   CHECK_THROWS_AS(run<double>("  source: 1\n  carries: cpu\n" + bc, 17), DeckError);
   CHECK_THROWS_AS(run<double>("  source: 1/0\n" + bc, 17), DeckError);
+  CHECK_THROWS_WITH_AS(run<double>("  source: 1\n  exact: \"x > 0.5 ? 1/0 : 0\"\n" + bc, 17),
+                       doctest::Contains("bvp.exact: is +inf at node"), DeckError);
 }

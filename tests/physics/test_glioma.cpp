@@ -266,6 +266,10 @@ TEST_CASE("bad decks give one clear error") {
             .find("glioma.D_white") != std::string::npos);
   CHECK(message("  D_white: 1\n  D_grey: 0.1\n  rho: 1\n  tissue: {white: 2, grey: 0}\n  initial: 0.1\n")
             .find("glioma.tissue.white") != std::string::npos);
+  // NaN at one interior node only (a range check by min and max can step over it).
+  CHECK(message("  D_white: 1\n  D_grey: 0.1\n  rho: 1\n  tissue: {white: 1, grey: 'x == 0.5 ? sqrt(-1) : 0'}\n"
+                "  initial: 0.1\n")
+            .find("glioma.tissue.grey: is NaN at node (4, 0, 0)") != std::string::npos);
   CHECK(message("  D_white: 1\n  D_grey: 0.1\n  rho: 1\n  tissue: {white: {file: missing.nii.gz}, grey: 0}\n  initial: 0.1\n")
             .find("glioma.tissue.white.file") != std::string::npos);
 }

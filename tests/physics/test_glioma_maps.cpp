@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -99,7 +100,18 @@ TEST_CASE("an HDF5 tissue map is resampled to the grid by trilinear interpolatio
       H5Dclose(set);
     }
     H5Sclose(space);
+    hsize_t none[2] = {0, 4};  // an empty dataset
+    hid_t empty_space = H5Screate_simple(2, none, nullptr);
+    H5Dclose(H5Dcreate2(fid, "empty", H5T_NATIVE_FLOAT, empty_space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(empty_space);
     H5Fclose(fid);
+  }
+  {  // An empty dataset is an error, not a map of zeros.
+    Deck d = Deck::parse("tissue:\n  white: {file: " + file.string() + ", dataset: empty, origin: [0, 0], spacing: [1, 1]}\n",
+                         "maps deck");
+    std::vector<double> out(std::size_t(grid.size()));
+    CHECK_THROWS_WITH_AS(glioma::read_tissue_map(d.root().child("tissue"), "white", grid, {}, out.data()),
+                         doctest::Contains("is empty (shape 0 x 4)"), DeckError);
   }
   const auto [err, outside] = compare("  white: {file: maps.h5, dataset: white}\n", grid, dir.string());
   std::printf("HDF5 map (placement from attributes): max error inside %.2e, max value outside %.2e\n", err, outside);
@@ -115,6 +127,19 @@ TEST_CASE("an HDF5 tissue map is resampled to the grid by trilinear interpolatio
   std::vector<double> out(std::size_t(grid.size()));
   CHECK_THROWS_WITH_AS(glioma::read_tissue_map(deck.root().child("tissue"), "white", grid, {}, out.data()),
                        doctest::Contains("origin"), DeckError);
+  // A placement that is not finite is refused at its key.
+  for (const std::string& bad : {"origin: [.nan, -25, -20], spacing: [2.5, 2.8, 2.4]",
+                                 "origin: [-30, -25, -20], spacing: [2.5, 2.8, 2.4], offset: [0, .inf, 0]"}) {
+    Deck d = Deck::parse("tissue:\n  white: {file: " + file.string() + ", dataset: bare, " + bad + "}\n", "maps deck");
+    CHECK_THROWS_WITH_AS(glioma::read_tissue_map(d.root().child("tissue"), "white", grid, {}, out.data()),
+                         doctest::Contains("finite on every axis"), DeckError);
+  }
+  // A spacing so small that its inverse is inf puts grid nodes at NaN voxel coordinates: background.
+  Deck tiny = Deck::parse("tissue:\n  white: {file: " + file.string() +
+                              ", dataset: bare, origin: [-30, -25, -20], spacing: [1e-320, 2.8, 2.4]}\n",
+                          "maps deck");
+  glioma::read_tissue_map(tiny.root().child("tissue"), "white", grid, {}, out.data());
+  CHECK(std::all_of(out.begin(), out.end(), [](double v) { return v == 0.0; }));
   std::filesystem::remove_all(dir);
 }
 

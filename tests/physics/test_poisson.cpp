@@ -184,6 +184,8 @@ TEST_CASE("bad decks give one clear error") {
   fails("poisson:\n  source: 1\n  boundary:\n    all: {type: neumann, value: 0}\n", "every face needs type: dirichlet");
   fails("poisson:\n  source: \"sin(\"\n  boundary:\n    all: {type: dirichlet, value: 0}\n", "source");
   fails("poisson:\n  source: 1\n", "boundary");
+  fails("poisson:\n  source: 1\n  exact: \"x > 0.5 ? sqrt(-1) : 0\"\n  boundary:\n    all: {type: dirichlet, value: 0}\n",
+        "poisson.exact: is NaN at node (5, 0, 0)");
   fails("poisson:\n  refine: sometimes\n  source: 1\n  boundary:\n    all: {type: dirichlet, value: 0}\n",
         "expected auto, on or off");
   Deck deck = Deck::parse(section("bcr", "1", "0"), "bad");
