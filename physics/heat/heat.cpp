@@ -92,6 +92,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   fill_on_backend(s, "initial", initial, ctx.backend, grid, t0, u_.data());
   require_finite_values(s, "initial", grid, t0, u_.data());
   bc_.impose_dirichlet(t0, u_.data());
+  if (s.has("boundary")) require_finite_values(s, "boundary", grid, t0, u_.data());  // the Dirichlet values
   if (grid.dim > 1) work_.resize(grid.size());
   flux_.clear();
   face_data_.clear();

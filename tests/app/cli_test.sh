@@ -63,6 +63,7 @@ expect_error tinydt "time.dt: (end - start) / dt = 1e+299 steps; at most 10^12" 
 expect_error infend "time.end: must be a finite time" "$(echo "$base" | sed 's/end: 0.1/end: .inf/')"
 expect_error nanexact "heat.exact: is NaN at node (0, 0, 0)" "$(printf '%s\n  exact: "sqrt(-1)"' "$base")"
 expect_error naninitial "heat.initial: is NaN at node (0, 0, 0)" "$(echo "$base" | sed 's/sin(pi\*x)/sqrt(-1)/')"
+expect_error infboundary "heat.boundary: is +inf at node (0, 0, 0)" "$(echo "$base" | sed 's|value: "0"|value: "1/x"|')"
 expect_error coordconstant "constants.x: 'x' is a variable" "$(printf '%s\nconstants: {x: 5}' "$base")"
 printf '%s\n' "$base" > ok-threads.yaml
 "$tridsim" run ok-threads.yaml --threads 100000 > cli-threads.log 2>&1 && fail "--threads 100000 accepted"
