@@ -392,6 +392,7 @@ int run_simulation(const RunOptions& opt) {
   // output is complete; publish() then makes it the output directory (outputs/run_directory.hpp).
   std::optional<RunDirectory> run_dir;
   std::vector<std::unique_ptr<Writer>> writers;
+  const std::string device = ctx.backend == Backend::cuda ? cuda_device_name() : "cpu";
   std::deque<std::string> checkpoints;  // file names, oldest first
   if (!bench) {
     try {
@@ -406,7 +407,7 @@ int run_simulation(const RunOptions& opt) {
         {"deck_resolved", deck.resolved_text()},
         {"module", module_name},
         {"backend", std::string(to_string(ctx.backend))},
-        {"device", ctx.backend == Backend::cuda ? cuda_device_name() : "cpu"},
+        {"device", device},
         {"precision", std::string(to_string(ctx.precision))},
         {"threads", std::to_string(omp_get_max_threads())},
     };
@@ -427,9 +428,8 @@ int run_simulation(const RunOptions& opt) {
       }
       std::sort(found.begin(), found.end());
       for (const auto& [step, file] : found) {
-        std::error_code ec;
-        std::filesystem::create_hard_link(run_dir->dir() / file, run_dir->path() / file, ec);
-        if (!ec) checkpoints.push_back(file);
+        link_or_copy(run_dir->dir() / file, run_dir->path() / file);
+        checkpoints.push_back(file);
       }
     }
   }
@@ -479,6 +479,7 @@ int run_simulation(const RunOptions& opt) {
   double step_s = 0;  // wall time of the steps
   long done = first;  // last step taken
   decltype(module->error_norms(t)) norms;
+  auto points_per_second = [&] { return step_s > 0 ? double(grid.size()) * double(done - first) / step_s : 0.0; };
   auto summary = [&](const std::string& status) {
     const long run_steps = done - first;
     nlohmann::json j = {
@@ -487,7 +488,7 @@ int run_simulation(const RunOptions& opt) {
         {"name", name},
         {"module", module_name},
         {"backend", to_string(ctx.backend)},
-        {"device", ctx.backend == Backend::cuda ? cuda_device_name() : "cpu"},
+        {"device", device},
         {"precision", std::string(to_string(ctx.precision))},
         {"threads", omp_get_max_threads()},
         {"version", TRIDSIM_VERSION},
@@ -497,7 +498,7 @@ int run_simulation(const RunOptions& opt) {
         {"time", {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}}},
         {"wall_time_s", {{"setup", setup_s}, {"steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
         {"seconds_per_step", run_steps > 0 ? step_s / double(run_steps) : 0.0},
-        {"grid_points_per_second", step_s > 0 ? double(grid.size()) * double(run_steps) / step_s : 0.0},
+        {"grid_points_per_second", points_per_second()},
     };
     if (resumed)
       j["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
@@ -574,7 +575,7 @@ int run_simulation(const RunOptions& opt) {
   }
   const long run_steps = done - first;
   if (!opt.quiet && !stop_signal) {
-    const double points_per_s = step_s > 0 ? double(grid.size()) * double(run_steps) / step_s : 0.0;
+    const double points_per_s = points_per_second();
     if (steady)
       fmt::print("{} solved in {:.3f} s ({} points, {:.3e} points/s)\n", name, step_s, grid.size(), points_per_s);
     else

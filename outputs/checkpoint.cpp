@@ -6,7 +6,7 @@
 
 #include "core/errors.hpp"
 #include "outputs/files.hpp"
-#include "outputs/hdf5_support.hpp"
+#include "core/hdf5_support.hpp"
 
 namespace tridsim {
 namespace {

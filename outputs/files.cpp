@@ -30,17 +30,28 @@ void rename_file(const std::filesystem::path& from, const std::filesystem::path&
   if (ec) throw Error("cannot move '" + from.string() + "' to '" + to.string() + "': " + ec.message());
 }
 
+int write_all(int fd, const char* data, std::size_t size) {
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n > 0) done += std::size_t(n);
+    else if (n == 0) return ENOSPC;  // nothing written to a file: it cannot grow
+    else if (errno != EINTR) return errno;
+  }
+  return 0;
+}
+
+void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::error_code ec;
+  std::filesystem::create_hard_link(from, to, ec);
+  if (ec) std::filesystem::copy_file(from, to, ec);
+  if (ec) throw Error("cannot keep '" + from.string() + "' as '" + to.string() + "': " + ec.message());
+}
+
 void write_file_atomically(const std::filesystem::path& target, const std::string& text) {
   const auto tmp = temporary_path(target);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error("cannot create '" + tmp.string() + "' to write '" + target.string() + "': " + std::strerror(errno));
-  std::size_t done = 0;
-  int err = 0;
-  while (done < text.size() && err == 0) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n > 0) done += std::size_t(n);
-    else if (n == 0 || errno != EINTR) err = n == 0 ? ENOSPC : errno;
-  }
+  int err = write_all(fd, text.data(), text.size());
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     std::error_code ec;

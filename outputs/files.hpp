@@ -1,5 +1,6 @@
 #pragma once
 // Atomic file output: write to a temporary name beside the target, rename when complete.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -10,6 +11,13 @@ std::filesystem::path temporary_path(const std::filesystem::path& target);
 
 // Write `text` to `target` atomically.
 void write_file_atomically(const std::filesystem::path& target, const std::string& text);
+
+// Write all `size` bytes to `fd` (retrying short writes); 0, or the errno of the failure.
+int write_all(int fd, const char* data, std::size_t size);
+
+// A second name `to` for the file `from` (a hard link; a copy where links are not possible).
+// Throws Error naming both paths on failure.
+void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Rename `from` to `to` (replacing `to`); throws Error naming both paths on failure.
 void rename_file(const std::filesystem::path& from, const std::filesystem::path& to);

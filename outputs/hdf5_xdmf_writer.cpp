@@ -23,7 +23,7 @@
 
 #include "core/errors.hpp"
 #include "outputs/files.hpp"
-#include "outputs/hdf5_support.hpp"
+#include "core/hdf5_support.hpp"
 #include "outputs/writer.hpp"
 #include "outputs/writer_support.hpp"
 

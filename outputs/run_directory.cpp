@@ -21,10 +21,11 @@ constexpr const char* kLockFile = ".tridsim.lock";
 constexpr const char* kManifest = ".tridsim.manifest";
 constexpr std::size_t kMaxCarried = 100;  // more foreign files: the directory is not a run's own
 
+// A file being written under a temporary name (outputs/files.hpp temporary_path).
+bool is_temporary(const std::string& entry) { return entry.front() == '.' && entry.ends_with(".part"); }
+
 // tridsim's own bookkeeping and temporary files, never part of a result.
-bool is_bookkeeping(const std::string& entry) {
-  return entry == kLockFile || entry == kManifest || (entry.front() == '.' && entry.ends_with(".part"));
-}
+bool is_bookkeeping(const std::string& entry) { return entry == kLockFile || entry == kManifest || is_temporary(entry); }
 
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> out;
@@ -71,7 +72,7 @@ RunDirectory::RunDirectory(const fs::path& dir, const std::string& name) : name_
   fs::remove_all(staging_, ec);
   fs::remove_all(staging_.string() + ".old", ec);
   for (const auto& entry : entries(dir_))
-    if (entry != kLockFile && entry != kManifest && is_bookkeeping(entry)) fs::remove(dir_ / entry, ec);
+    if (is_temporary(entry)) fs::remove(dir_ / entry, ec);
 
   if (std::ifstream manifest(dir_ / kManifest); manifest) {
     has_manifest_ = true;
@@ -147,13 +148,10 @@ void RunDirectory::publish() {
   carried_.clear();
   for (const auto& entry : entries(dir_)) {
     if (is_bookkeeping(entry) || is_previous_result(entry)) continue;
-    std::error_code ec;
     if (fs::exists(fs::symlink_status(staging_ / entry))) continue;  // this run wrote one of that name
     const fs::path from = dir_ / entry, to = staging_ / entry;
-    if (fs::is_symlink(fs::symlink_status(from))) fs::copy_symlink(from, to, ec);
-    else fs::create_hard_link(from, to, ec);
-    if (ec) fs::copy_file(from, to, ec);  // (no hard links here: a copy)
-    if (ec) throw Error("cannot keep '" + from.string() + "' in the new result: " + ec.message());
+    if (fs::is_symlink(fs::symlink_status(from))) fs::copy_symlink(from, to);
+    else link_or_copy(from, to);
     carried_.push_back(entry);
   }
   write_manifest();

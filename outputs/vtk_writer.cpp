@@ -65,12 +65,7 @@ class FileStreambuf final : public std::streambuf {
     return traits_type::not_eof(c);
   }
   int sync() override {
-    const char* p = pbase();
-    while (p < pptr() && error_ == 0) {
-      const ssize_t n = fd_ < 0 ? -1 : ::write(fd_, p, std::size_t(pptr() - p));
-      if (n > 0) p += n;
-      else if (n == 0 || errno != EINTR) error_ = n == 0 ? ENOSPC : errno;
-    }
+    if (error_ == 0 && pptr() > pbase()) error_ = write_all(fd_, pbase(), std::size_t(pptr() - pbase()));
     setp(buffer_.data(), buffer_.data() + buffer_.size());
     return error_ == 0 ? 0 : -1;
   }
@@ -174,10 +169,7 @@ class VtkWriter final : public Writer {
     for (std::string text; std::getline(pvd, text);) {
       if (!std::regex_search(text, m, line) || std::stol(m[3]) >= first_step) continue;
       const std::string file = m[2];
-      std::error_code ec;
-      std::filesystem::create_hard_link(previous / file, dir() / file, ec);
-      if (ec) std::filesystem::copy_file(previous / file, dir() / file, ec);
-      if (ec) throw Error(context() + ": cannot carry '" + (previous / file).string() + "' over: " + ec.message());
+      link_or_copy(previous / file, dir() / file);
       pieces_.push_back({int(std::stol(m[3])), std::strtod(m[1].str().c_str(), nullptr), file});
     }
     write_pvd();

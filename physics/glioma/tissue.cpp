@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/errors.hpp"
+#include "core/hdf5_support.hpp"
 #include "tridsim_build_info.hpp"
 
 #if TRIDSIM_HAVE_NIFTI
@@ -117,54 +118,33 @@ VoxelImage read_nifti(const std::string& path) {
 
 namespace {
 
-struct H5Id {
-  hid_t id;
-  herr_t (*close)(hid_t);
-  ~H5Id() {
-    if (id >= 0) close(id);
-  }
-};
-
-class QuietHdf5 {  // no HDF5 error stack on stderr: failures become one Error
- public:
-  QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &f_, &d_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, f_, d_); }
-
- private:
-  H5E_auto2_t f_ = nullptr;
-  void* d_ = nullptr;
-};
-
 // A double array attribute of `obj` with `count` values, if present.
 bool read_attribute(hid_t obj, const char* name, std::size_t count, double* out) {
   if (H5Aexists(obj, name) <= 0) return false;
-  H5Id attr{H5Aopen(obj, name, H5P_DEFAULT), H5Aclose};
-  if (attr.id < 0) return false;
-  H5Id space{H5Aget_space(attr.id), H5Sclose};
-  if (H5Sget_simple_extent_npoints(space.id) != hssize_t(count)) return false;
-  return H5Aread(attr.id, H5T_NATIVE_DOUBLE, out) >= 0;
+  Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  if (attr.get() < 0) return false;
+  Handle space(H5Aget_space(attr.get()), H5Sclose);
+  if (H5Sget_simple_extent_npoints(space.get()) != hssize_t(count)) return false;
+  return H5Aread(attr.get(), H5T_NATIVE_DOUBLE, out) >= 0;
 }
 
 }  // namespace
 
 VoxelImage read_hdf5(const std::string& path, const std::string& dataset) {
   QuietHdf5 quiet;
-  H5Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
-  if (file.id < 0) throw Error("cannot open HDF5 file '" + path + "'");
-  if (H5Lexists(file.id, dataset.c_str(), H5P_DEFAULT) <= 0)
+  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (file.get() < 0) throw Error("cannot open HDF5 file '" + path + "'");
+  if (H5Lexists(file.get(), dataset.c_str(), H5P_DEFAULT) <= 0)
     throw Error("HDF5 file '" + path + "' has no dataset '" + dataset + "'");
-  H5Id set{H5Dopen2(file.id, dataset.c_str(), H5P_DEFAULT), H5Dclose};
-  if (set.id < 0) throw Error("HDF5 file '" + path + "': '" + dataset + "' is not a dataset");
-  H5Id space{H5Dget_space(set.id), H5Sclose};
-  const int rank = H5Sget_simple_extent_ndims(space.id);
+  Handle set(H5Dopen2(file.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
+  if (set.get() < 0) throw Error("HDF5 file '" + path + "': '" + dataset + "' is not a dataset");
+  Handle space(H5Dget_space(set.get()), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 1 || rank > 3)
     throw Error("HDF5 dataset '" + dataset + "' in '" + path + "' has rank " + std::to_string(rank) +
                 "; a tissue map has shape (nz, ny, nx), (ny, nx) or (nx)");
   hsize_t dims[3] = {1, 1, 1};
-  H5Sget_simple_extent_dims(space.id, dims, nullptr);
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   if (std::find(dims, dims + rank, hsize_t(0)) != dims + rank) {
     std::string shape;
     for (int a = 0; a < rank; ++a) shape += (a ? " x " : "") + std::to_string(dims[a]);
@@ -173,16 +153,16 @@ VoxelImage read_hdf5(const std::string& path, const std::string& dataset) {
   VoxelImage img;
   for (int a = 0; a < rank; ++a) img.n[a] = long(dims[rank - 1 - a]);  // C order: x is the last dimension
   img.values.resize(std::size_t(img.n[0] * img.n[1] * img.n[2]));
-  if (H5Dread(set.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, img.values.data()) < 0)
+  if (H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, img.values.data()) < 0)
     throw Error("HDF5 dataset '" + dataset + "' in '" + path + "' cannot be read as numbers");
   // Placement from the dataset's origin/spacing attributes, else a tridsim output's /grid.
   std::array<double, 3> origin{0, 0, 0}, spacing{1, 1, 1};
   const std::size_t r = std::size_t(rank);
-  bool placed = read_attribute(set.id, "origin", r, origin.data()) && read_attribute(set.id, "spacing", r, spacing.data());
-  if (!placed && H5Lexists(file.id, "grid", H5P_DEFAULT) > 0) {
-    H5Id grid{H5Gopen2(file.id, "grid", H5P_DEFAULT), H5Gclose};
-    placed = grid.id >= 0 && read_attribute(grid.id, "lo", r, origin.data()) &&
-             read_attribute(grid.id, "spacing", r, spacing.data());
+  bool placed = read_attribute(set.get(), "origin", r, origin.data()) && read_attribute(set.get(), "spacing", r, spacing.data());
+  if (!placed && H5Lexists(file.get(), "grid", H5P_DEFAULT) > 0) {
+    Handle grid(H5Gopen2(file.get(), "grid", H5P_DEFAULT), H5Gclose);
+    placed = grid.get() >= 0 && read_attribute(grid.get(), "lo", r, origin.data()) &&
+             read_attribute(grid.get(), "spacing", r, spacing.data());
   }
   if (placed) img.world_to_voxel = axis_aligned(origin, spacing);
   else img.world_to_voxel[0][0] = 0;  // marks "no placement": the deck must give it

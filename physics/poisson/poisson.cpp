@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/hdf5_support.hpp"
 #include "tridsim_build_info.hpp"
 #if TRIDSIM_HAVE_CUDA
 #include "physics/poisson/poisson_gpu.hpp"
@@ -28,35 +29,19 @@ template <class T>
 void read_hdf5_source(const DeckNode& spec, const Grid& g, T* out) {
   const std::filesystem::path path = spec.get_file("file");
   const std::string dataset = spec.get<std::string>("dataset");
-  H5E_auto2_t func = nullptr;
-  void* data = nullptr;
-  H5Eget_auto2(H5E_DEFAULT, &func, &data);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported below, once
-  struct Restore {
-    H5E_auto2_t f;
-    void* d;
-    ~Restore() { H5Eset_auto2(H5E_DEFAULT, f, d); }
-  } restore{func, data};
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) spec.fail("file", "cannot open HDF5 file '" + path.string() + "'");
-  struct Close {
-    hid_t f, d = -1, s = -1;
-    ~Close() {
-      if (s >= 0) H5Sclose(s);
-      if (d >= 0) H5Dclose(d);
-      H5Fclose(f);
-    }
-  } close{file};
-  if (H5Lexists(file, dataset.c_str(), H5P_DEFAULT) <= 0)
+  QuietHdf5 quiet;  // errors are reported below, once
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (file.get() < 0) spec.fail("file", "cannot open HDF5 file '" + path.string() + "'");
+  if (H5Lexists(file.get(), dataset.c_str(), H5P_DEFAULT) <= 0)
     spec.fail("dataset", "HDF5 file '" + path.string() + "' has no dataset '" + dataset + "'");
-  close.d = H5Dopen2(file, dataset.c_str(), H5P_DEFAULT);
-  if (close.d < 0) spec.fail("dataset", "'" + dataset + "' in '" + path.string() + "' is not a dataset");
-  close.s = H5Dget_space(close.d);
-  const int rank = H5Sget_simple_extent_ndims(close.s);
+  const Handle set(H5Dopen2(file.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
+  if (set.get() < 0) spec.fail("dataset", "'" + dataset + "' in '" + path.string() + "' is not a dataset");
+  const Handle space(H5Dget_space(set.get()), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
   hsize_t dims[8] = {};
   if (rank < 1 || rank > 3) spec.fail("dataset", "'" + dataset + "' has rank " + std::to_string(rank) + ", expected " +
                                                      std::to_string(g.dim) + " (the grid's)");
-  H5Sget_simple_extent_dims(close.s, dims, nullptr);
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   std::string shape, want;
   bool ok = rank == g.dim;
   for (int a = 0; a < rank; ++a) shape += (a ? "x" : "") + std::to_string(dims[a]);
@@ -68,7 +53,7 @@ void read_hdf5_source(const DeckNode& spec, const Grid& g, T* out) {
     spec.fail("dataset", "'" + dataset + "' has shape " + shape + "; the grid's nodes need " + want +
                              " (slowest axis first, x last)");
   const hid_t type = std::is_same_v<T, float> ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  if (H5Dread(close.d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+  if (H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     spec.fail("dataset", "cannot read '" + dataset + "' from '" + path.string() + "' as numbers");
 }
 
