@@ -63,3 +63,17 @@ if(NOT TRIDSIM_CUDA STREQUAL "OFF")
   endif()
 endif()
 message(STATUS "tridsim: CUDA=${TRIDSIM_HAVE_CUDA} VTK=${TRIDSIM_HAVE_VTK} NIfTI=${TRIDSIM_HAVE_NIFTI}")
+
+# LAPACKE (banded LAPACK solves): the reference the block-tridiagonal tests and benchmark compare
+# with (liblapacke-dev); tests and benchmarks only.
+find_path(TRIDSIM_LAPACKE_INCLUDE_DIR lapacke.h PATH_SUFFIXES lapacke)
+find_library(TRIDSIM_LAPACKE_LIBRARY lapacke)
+find_library(TRIDSIM_LAPACK_LIBRARY lapack)
+if(TRIDSIM_LAPACKE_INCLUDE_DIR AND TRIDSIM_LAPACKE_LIBRARY AND TRIDSIM_LAPACK_LIBRARY)
+  add_library(tridsim_lapacke INTERFACE)
+  target_include_directories(tridsim_lapacke INTERFACE ${TRIDSIM_LAPACKE_INCLUDE_DIR})
+  target_link_libraries(tridsim_lapacke INTERFACE ${TRIDSIM_LAPACKE_LIBRARY} ${TRIDSIM_LAPACK_LIBRARY})
+  set(TRIDSIM_HAVE_LAPACKE 1)
+else()
+  set(TRIDSIM_HAVE_LAPACKE 0)
+endif()
