@@ -169,6 +169,7 @@ TRIDSIM_DECK_TYPE(std::string)
 template std::vector<double> DeckNode::get<std::vector<double>>(const std::string&) const;
 template std::vector<long> DeckNode::get<std::vector<long>>(const std::string&) const;
 template std::vector<std::string> DeckNode::get<std::vector<std::string>>(const std::string&) const;
+template std::vector<std::vector<std::string>> DeckNode::get<std::vector<std::vector<std::string>>>(const std::string&) const;
 #undef TRIDSIM_DECK_TYPE
 
 DeckNode DeckNode::child(const std::string& key) const {

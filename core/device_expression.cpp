@@ -29,10 +29,10 @@ void check_nvrtc(nvrtcResult r, const char* what, const char* file, int line) {
 constexpr const char* kernel_name = "tridsim_expression";
 
 // Compile to a cubin (`sm` supported by this NVRTC) or PTX (`ptx`: for compute_sm, JIT by the driver).
-std::string compile(const std::string& code, Precision precision, int sm, bool ptx) {
-  const std::string src = device_expression_source(code, precision);
+// `what` names the source in errors.
+std::string compile(const std::string& src, const std::string& what, int sm, bool ptx) {
   nvrtcProgram prog;
-  TRIDSIM_NVRTC(nvrtcCreateProgram(&prog, src.c_str(), "tridsim_expression.cu", 0, nullptr, nullptr));
+  TRIDSIM_NVRTC(nvrtcCreateProgram(&prog, src.c_str(), "tridsim_kernel.cu", 0, nullptr, nullptr));
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
   const std::string arch = (ptx ? "-arch=compute_" : "-arch=sm_") + std::to_string(sm);
   // No FMA contraction: the CPU's muparser rounds every operation.
@@ -43,7 +43,7 @@ std::string compile(const std::string& code, Precision precision, int sm, bool p
     nvrtcGetProgramLogSize(prog, &n);
     std::string log(n, '\0');
     if (n) nvrtcGetProgramLog(prog, log.data());
-    throw Error(std::string("NVRTC could not compile expression '") + code + "' (" + arch + ") at " + __FILE__ + ":" +
+    throw Error("NVRTC could not compile " + what + " (" + arch + ") at " + __FILE__ + ":" +
                 std::to_string(__LINE__) + ": " + nvrtcGetErrorString(r) + "\n" + log);
   }
   std::size_t n = 0;
@@ -81,19 +81,19 @@ std::pair<int, bool> target_arch() {
   return {best, true};  // PTX, compiled by the driver for the device
 }
 
-// One kernel per (expression, precision, target) in the process; libraries are never unloaded.
-cudaKernel_t kernel_for(const std::string& code, Precision precision) {
+// One kernel per (source, name, target) in the process; libraries are never unloaded.
+cudaKernel_t kernel_for(const std::string& source, const std::string& name, const std::string& what) {
   static std::mutex mutex;
-  static std::map<std::tuple<std::string, Precision, int, bool>, cudaKernel_t> cache;
+  static std::map<std::tuple<std::string, std::string, int, bool>, cudaKernel_t> cache;
   const auto [sm, ptx] = target_arch();
   const std::lock_guard lock(mutex);
-  const auto key = std::make_tuple(code, precision, sm, ptx);
+  const auto key = std::make_tuple(source, name, sm, ptx);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  const std::string image = compile(code, precision, sm, ptx);
+  const std::string image = compile(source, what, sm, ptx);
   cudaLibrary_t library;
   TRIDSIM_CUDA(cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   cudaKernel_t kernel;
-  TRIDSIM_CUDA(cudaLibraryGetKernel(&kernel, library, kernel_name));
+  TRIDSIM_CUDA(cudaLibraryGetKernel(&kernel, library, name.c_str()));
   cache.emplace(key, kernel);
   return kernel;
 }
@@ -123,7 +123,11 @@ std::string device_expression_source(const std::string& code, Precision precisio
 }
 
 std::string device_expression_ptx(const std::string& code, Precision precision, int sm) {
-  return compile(code, precision, sm, true);
+  return compile(device_expression_source(code, precision), "expression '" + code + "'", sm, true);
+}
+
+void* compiled_kernel(const std::string& source, const std::string& name, const std::string& what) {
+  return reinterpret_cast<void*>(kernel_for(source, name, what));
 }
 
 // Coordinate tables (Grid::coord of every node of each axis, axes one after the other) of the
@@ -168,7 +172,8 @@ template <class T>
 DeviceExpression<T>::DeviceExpression(const std::string& text, const Constants& constants)
     : impl_(std::make_unique<Impl>()) {
   impl_->code = translate_expression(text, constants);
-  impl_->kernel = kernel_for(impl_->code, precision_of<T>());
+  impl_->kernel = kernel_for(device_expression_source(impl_->code, precision_of<T>()), kernel_name,
+                             "expression '" + impl_->code + "'");
 }
 
 template <class T>

@@ -40,6 +40,10 @@ class DeviceExpression {
 
 // The complete NVRTC source of the kernel that evaluates a translated expression.
 std::string device_expression_source(const std::string& code, Precision precision);
+// A kernel compiled once per process with NVRTC for the current device: the extern "C"
+// __global__ function `name` of the CUDA C++ `source` (a cudaKernel_t, as void* here: launch it
+// with cudaLaunchKernel). `what` names the source in errors, which carry NVRTC's log.
+void* compiled_kernel(const std::string& source, const std::string& name, const std::string& what);
 // Compile that source to PTX for compute capability `sm` (e.g. 90); needs NVRTC, not a GPU.
 // Throws Error with the NVRTC log on failure.
 std::string device_expression_ptx(const std::string& code, Precision precision, int sm);

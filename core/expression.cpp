@@ -15,19 +15,24 @@ namespace tridsim {
 struct Expression::Impl {
   mu::Parser parser;
   double x = 0, y = 0, z = 0, t = 0;
+  std::vector<double> vars;
   Constants constants;  // muparser keeps pointers to these
 };
 
 Expression::Expression() : Expression("0", {}) {}
 
-Expression::Expression(const std::string& text, const Constants& constants)
-    : impl_(std::make_unique<Impl>()), text_(text), constants_(constants) {
+Expression::Expression(const std::string& text, const Constants& constants, const std::vector<std::string>& variables)
+    : impl_(std::make_unique<Impl>()), text_(text), constants_(constants), variables_(variables) {
   auto& p = impl_->parser;
+  std::string listed = "x, y, z, t";
+  for (const auto& v : variables) listed += ", " + v;
   try {
     p.DefineVar("x", &impl_->x);
     p.DefineVar("y", &impl_->y);
     p.DefineVar("z", &impl_->z);
     p.DefineVar("t", &impl_->t);
+    impl_->vars.assign(variables.size(), 0.0);
+    for (std::size_t k = 0; k < variables.size(); ++k) p.DefineVar(variables[k], &impl_->vars[k]);
     p.DefineConst("pi", std::numbers::pi);
     p.DefineConst("e", std::numbers::e);
     impl_->constants = constants;
@@ -36,24 +41,26 @@ Expression::Expression(const std::string& text, const Constants& constants)
     p.Eval();  // parse now, so errors surface at setup
     for (const auto& [name, ptr] : p.GetUsedVar()) {
       if (name == "t") uses_t_ = true;
-      else uses_xyz_ = true;
+      else if (name == "x" || name == "y" || name == "z") uses_xyz_ = true;
+      else uses_vars_ = true;
     }
   } catch (const mu::Parser::exception_type& e) {
     throw Error("cannot parse expression '" + text + "': " + e.GetMsg() +
-                " (variables: x, y, z, t; constants: pi, e and those under 'constants:')");
+                " (variables: " + listed + "; constants: pi, e and those under 'constants:')");
   }
 }
 
-Expression Expression::from_deck(const DeckNode& node, const std::string& key, const Constants& constants) {
+Expression Expression::from_deck(const DeckNode& node, const std::string& key, const Constants& constants,
+                                 const std::vector<std::string>& variables) {
   const std::string text = node.get<std::string>(key);
   try {
-    return Expression(text, constants);
+    return Expression(text, constants, variables);
   } catch (const Error& e) {
     throw DeckError(node.where(key), node.key_path(key), e.what());
   }
 }
 
-Expression::Expression(const Expression& o) : Expression(o.text_, o.constants_) {}
+Expression::Expression(const Expression& o) : Expression(o.text_, o.constants_, o.variables_) {}
 Expression& Expression::operator=(const Expression& o) {
   if (this != &o) *this = Expression(o);
   return *this;
@@ -68,6 +75,11 @@ double Expression::operator()(double x, double y, double z, double t) const {
   impl_->z = z;
   impl_->t = t;
   return impl_->parser.Eval();
+}
+
+double Expression::eval(double x, double y, double z, double t, const double* vars) const {
+  std::copy(vars, vars + impl_->vars.size(), impl_->vars.begin());
+  return (*this)(x, y, z, t);
 }
 
 template <class T>

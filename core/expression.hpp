@@ -1,9 +1,12 @@
 #pragma once
 // Expressions of x, y, z, t and the deck's named constants ("sin(pi*x)*exp(-k*t)"),
 // evaluated with muparser. Parsing errors become DeckErrors at the deck line that holds them.
+// An expression may name further variables (e.g. the species of a reaction, "u*v^2"): their
+// values are passed to eval() in the order given at construction.
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/grid.hpp"
 
@@ -16,9 +19,10 @@ class Expression {
  public:
   Expression();
   // Throws Error if the text does not parse.
-  Expression(const std::string& text, const Constants& constants);
+  Expression(const std::string& text, const Constants& constants, const std::vector<std::string>& variables = {});
   // From a deck key holding a number or an expression string.
-  static Expression from_deck(const DeckNode& node, const std::string& key, const Constants& constants);
+  static Expression from_deck(const DeckNode& node, const std::string& key, const Constants& constants,
+                              const std::vector<std::string>& variables = {});
   Expression(const Expression& other);
   Expression& operator=(const Expression& other);
   Expression(Expression&&) noexcept;
@@ -26,11 +30,15 @@ class Expression {
   ~Expression();
 
   double operator()(double x, double y, double z, double t) const;
+  // With the further variables' values, vars[k] for variables()[k].
+  double eval(double x, double y, double z, double t, const double* vars) const;
+  const std::vector<std::string>& variables() const { return variables_; }
+  bool uses_variables() const { return uses_vars_; }
   const std::string& text() const { return text_; }
   const Constants& constants() const { return constants_; }
   bool uses_time() const { return uses_t_; }
   bool uses_space() const { return uses_xyz_; }
-  bool is_constant() const { return !uses_t_ && !uses_xyz_; }
+  bool is_constant() const { return !uses_t_ && !uses_xyz_ && !uses_vars_; }
 
   // Evaluate at every node of `grid` at time t (OpenMP, one parser per thread).
   template <class T>
@@ -41,7 +49,8 @@ class Expression {
   std::unique_ptr<Impl> impl_;
   std::string text_;
   Constants constants_;
-  bool uses_t_ = false, uses_xyz_ = false;
+  std::vector<std::string> variables_;
+  bool uses_t_ = false, uses_xyz_ = false, uses_vars_ = false;
 };
 
 // Values of the deck key node.key at every node of g (at time t) must be finite: a DeckError

@@ -66,7 +66,8 @@ struct Code {
 
 class Translator {
  public:
-  Translator(const std::string& text, const Constants& constants) : s_(text), constants_(constants) {}
+  Translator(const std::string& text, const Constants& constants, const TranslatedVariables& variables)
+      : s_(text), constants_(constants), variables_(variables) {}
 
   std::string run() {
     next();
@@ -228,12 +229,16 @@ class Translator {
     for (const auto& [n, v] : builtin)
       if (n == name) return {literal(v), Code::number, v};
     if (name == "x" || name == "y" || name == "z" || name == "t") return {name, Code::variable};
+    for (const auto& [v, code] : variables_)
+      if (name == v) return {code, Code::variable};
     at_ = at;
     for (const auto& f : functions)
       if (name == f.name) fail("function '" + name + "' needs its arguments in parentheses");
     std::string names;
     for (const auto& [n, v] : constants_) names += ", " + n;
-    fail("unknown name '" + name + "' (variables: x, y, z, t; constants: pi, e, _pi, _e" + names + ")");
+    std::string vars;
+    for (const auto& [v, code] : variables_) vars += ", " + v;
+    fail("unknown name '" + name + "' (variables: x, y, z, t" + vars + "; constants: pi, e, _pi, _e" + names + ")");
   }
 
   Code call(const std::string& name, std::size_t at) {
@@ -280,6 +285,7 @@ class Translator {
   enum class Tok { number, name, op };
   const std::string& s_;
   const Constants& constants_;
+  const TranslatedVariables& variables_;
   std::size_t pos_ = 0, at_ = 0;
   std::string tok_;
   Tok kind_ = Tok::op;
@@ -288,14 +294,16 @@ class Translator {
 
 }  // namespace
 
-std::string translate_expression(const std::string& text, const Constants& constants) {
-  return Translator(text, constants).run();
+std::string translate_expression(const std::string& text, const Constants& constants,
+                                 const TranslatedVariables& variables) {
+  return Translator(text, constants, variables).run();
 }
 
-std::string translate_expression_from_deck(const DeckNode& node, const std::string& key, const Constants& constants) {
+std::string translate_expression_from_deck(const DeckNode& node, const std::string& key, const Constants& constants,
+                                           const TranslatedVariables& variables) {
   const std::string text = node.get<std::string>(key);
   try {
-    return translate_expression(text, constants);
+    return translate_expression(text, constants, variables);
   } catch (const Error& e) {
     throw DeckError(node.where(key), node.key_path(key), e.what());
   }

@@ -10,15 +10,21 @@
 // Functions whose muparser definition differs from C's (abs, sign, rint, log2, asinh, acosh,
 // atanh, min, max) call helpers from device_expression_prelude() that copy muparser's formulas.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/expression.hpp"
 
 namespace tridsim {
 
-// Throws Error naming the offending token, its position and what is valid there.
-std::string translate_expression(const std::string& text, const Constants& constants);
+// Throws Error naming the offending token, its position and what is valid there. Further
+// variables (name, CUDA spelling), e.g. {"u", "v[0]"}, translate to their spelling.
+using TranslatedVariables = std::vector<std::pair<std::string, std::string>>;
+std::string translate_expression(const std::string& text, const Constants& constants,
+                                 const TranslatedVariables& variables = {});
 // The same for the expression under `key` of a deck map; errors are DeckErrors at its line.
-std::string translate_expression_from_deck(const DeckNode& node, const std::string& key, const Constants& constants);
+std::string translate_expression_from_deck(const DeckNode& node, const std::string& key, const Constants& constants,
+                                           const TranslatedVariables& variables = {});
 // CUDA C++ definitions of the helpers that translated expressions call (tr_abs, tr_min, ...).
 const char* device_expression_prelude();
 

@@ -5,6 +5,7 @@
 #include "physics/glioma/glioma.hpp"
 #include "physics/heat/heat.hpp"
 #include "physics/poisson/poisson.hpp"
+#include "physics/reaction_diffusion/reaction_diffusion.hpp"
 
 namespace tridsim {
 
@@ -18,6 +19,10 @@ void register_builtin_modules() {
                     precision_factory<PoissonModule>());
     register_module("glioma", "tumour growth dc/dt = div(D grad c) + rho c (1 - c) by Strang splitting and Douglas ADI",
                     precision_factory<GliomaModule>());
+    register_module("reaction_diffusion",
+                    "M species with coupled (cross) diffusion and reactions by block-tridiagonal ADI (Douglas with "
+                    "Strang-split reactions, or linearly implicit)",
+                    precision_factory<ReactionDiffusionModule>());
     return true;
   }();
   (void)once;

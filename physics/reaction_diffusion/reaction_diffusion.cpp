@@ -1,0 +1,524 @@
+#include "physics/reaction_diffusion/reaction_diffusion.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/expression_fill.hpp"
+#include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
+#include "solvers/block_tridiagonal/block_solver_choice.hpp"
+#include "solvers/block_tridiagonal/batched.hpp"
+
+namespace tridsim {
+
+#if !TRIDSIM_HAVE_CUDA
+template <class T>
+struct ReactionDiffusionGpu<T>::Impl {};
+template <class T>
+ReactionDiffusionGpu<T>::~ReactionDiffusionGpu() = default;
+#endif
+
+namespace {
+
+// A species name: an identifier that no expression already uses for something else.
+void check_species_name(const DeckNode& s, const std::string& name, const Constants& constants) {
+  const bool identifier = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+                          std::all_of(name.begin(), name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+  static const std::set<std::string> reserved = {"x", "y", "z", "t", "tau", "pi", "e", "_pi", "_e"};
+  if (!identifier || reserved.count(name) || constants.count(name))
+    s.fail("species", "'" + name + "' cannot name a species: use an identifier (letters, digits, _) other than " +
+                          "x, y, z, t, tau, pi, e and the deck's constants");
+}
+
+// Uniform noise in [-1, 1] from (seed, node, species): the same on every backend and thread count.
+double noise(std::uint64_t seed, std::uint64_t node, std::uint64_t species) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull ^ (node * 8 + species + 1) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+}  // namespace
+
+template <class T>
+ReactionDiffusionModule<T>::ReactionDiffusionModule() = default;
+template <class T>
+ReactionDiffusionModule<T>::~ReactionDiffusionModule() = default;
+
+template <class T>
+double ReactionDiffusionModule<T>::arrays_per_point() const {
+  return 4.0 * m_ + (scheme_ == Scheme::linearly_implicit ? double(m_) * m_ + m_ : 0.0) + (Dnode_.empty() ? 0 : m_ * m_);
+}
+
+// ---- setup ---------------------------------------------------------------------------------
+
+template <class T>
+void ReactionDiffusionModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+  g_ = grid;
+  // 1. Species, scheme and reactions.
+  names_ = s.get<std::vector<std::string>>("species");
+  m_ = int(names_.size());
+  if (m_ < 1 || m_ > kMaxSpecies)
+    s.fail("species", "expected 1 to " + std::to_string(kMaxSpecies) + " species names, got " + std::to_string(m_));
+  for (std::size_t k = 0; k < names_.size(); ++k) {
+    check_species_name(s, names_[k], ctx.constants);
+    for (std::size_t l = 0; l < k; ++l)
+      if (names_[l] == names_[k]) s.fail("species", "'" + names_[k] + "' is named twice");
+  }
+  scheme_ = s.get_enum("scheme", kSchemeNames, Scheme::douglas);
+  reactions_.read(s, names_, ctx.constants, ctx.backend == Backend::cuda);
+  substeps_ = s.get_or<int>("reaction_substeps", 1);
+  s.require(substeps_ >= 1 && substeps_ <= 1000, "reaction_substeps", substeps_, "an integer in [1, 1000]");
+  if (scheme_ == Scheme::linearly_implicit && (s.has("exact_flow") || s.has("reaction_substeps")))
+    s.fail(s.has("exact_flow") ? "exact_flow" : "reaction_substeps",
+           "belongs to the douglas scheme's reaction half steps; linearly-implicit treats the reactions in its lines");
+  if (scheme_ == Scheme::douglas && s.has("jacobian"))
+    s.fail("jacobian", "is used by scheme linearly-implicit only (douglas integrates the reactions by RK4 or exact_flow)");
+
+  // 2. The grid as the stencils see it, the diffusion matrix and the boundary.
+  lattice_.dim = grid.dim;
+  for (int a = 0; a < 3; ++a) {
+    lattice_.n[a] = grid.n[a];
+    lattice_.stride[a] = grid.strides()[std::size_t(a)];
+    lattice_.inv_h2[a] = a < grid.dim ? T(1.0 / (grid.h(a) * grid.h(a))) : T(0);
+  }
+  read_diffusion(s, ctx);
+  read_boundary(s, ctx);
+
+  // 3. Initial state, exact solution, line solvers.
+  read_species(s, ctx, t0);
+  const std::string pivot = s.get_or<std::string>("pivoting", "auto");
+  if (pivot == "auto") {
+    pivoting_ = blocktri::Pivoting::partial;  // generated blocks carry no dominance guarantee
+  } else if (auto p = parse_name(blocktri::kPivotingNames, pivot)) {
+    pivoting_ = *p;
+  } else {
+    s.fail("pivoting", unknown_name_message(pivot, {"auto", "none", "partial"}));
+  }
+  if (auto e = s.maybe_child("exact")) {
+    for (const auto& name : names_) exact_.push_back(Expression::from_deck(*e, name, ctx.constants));
+  }
+  gpu_solver_ = read_block_solver(s, grid, m_, ctx.backend);
+
+  if (ctx.backend == Backend::cuda) {
+#if TRIDSIM_HAVE_CUDA
+    ReactionDiffusionGpu<T>::Setup gs;
+    gs.grid = grid;
+    gs.m = m_;
+    gs.lattice = lattice_;
+    gs.D = D_;
+    gs.D_node = Dnode_.empty() ? nullptr : Dnode_.data();
+    gs.boundary_source = boundary_source_.empty() ? nullptr : boundary_source_.data();
+    gs.fixed = fixed_.empty() ? nullptr : fixed_.data();
+    gs.linearly_implicit = scheme_ == Scheme::linearly_implicit;
+    gs.substeps = substeps_;
+    gs.reaction_source = reactions_.zero() ? std::string() : reactions_.device_source(std::is_same_v<T, float> ? "float" : "double");
+    gs.solver = gpu_solver_;
+    gs.pivoting = pivoting_;
+    gpu_ = std::make_unique<ReactionDiffusionGpu<T>>(gs);
+    gpu_->upload_u(u_.data());
+#else
+    throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
+#endif
+  } else {
+    work_.resize(u_.size());
+    if (scheme_ == Scheme::linearly_implicit) {
+      R_.resize(u_.size());
+      J_.resize(u_.size() * std::size_t(m_));
+    }
+  }
+  spdlog::info("reaction_diffusion: {} species, scheme {}, {} diffusion, pivoting {}", m_, name_of(kSchemeNames, scheme_),
+               Dnode_.empty() ? "constant" : "variable", name_of(blocktri::kPivotingNames, pivoting_));
+}
+
+// `diffusion`: M rows of M entries, numbers or expressions of x, y, z.
+template <class T>
+void ReactionDiffusionModule<T>::read_diffusion(const DeckNode& s, const SetupContext& ctx) {
+  const auto rows = s.get<std::vector<std::vector<std::string>>>("diffusion");
+  if (int(rows.size()) != m_)
+    s.fail("diffusion", "expected " + std::to_string(m_) + " rows of " + std::to_string(m_) + " entries (an M x M matrix, M = " +
+                            std::to_string(m_) + " species), got " + std::to_string(rows.size()) + " rows");
+  std::vector<Expression> entries;
+  bool varies = false;
+  for (int i = 0; i < m_; ++i) {
+    if (int(rows[std::size_t(i)].size()) != m_)
+      s.fail("diffusion", fmt::format("row {} has {} entries, expected {}", i + 1, rows[std::size_t(i)].size(), m_));
+    for (int j = 0; j < m_; ++j) {
+      try {
+        entries.emplace_back(rows[std::size_t(i)][std::size_t(j)], ctx.constants);
+      } catch (const Error& e) {
+        s.fail("diffusion", fmt::format("entry ({}, {}): {}", i + 1, j + 1, e.what()));
+      }
+      if (entries.back().uses_time())
+        s.fail("diffusion", fmt::format("entry ({}, {}) uses t; the diffusion matrix may vary in x, y, z only", i + 1, j + 1));
+      varies = varies || !entries.back().is_constant();
+    }
+  }
+  D_.m = m_;
+  const index_t N = g_.size();
+  std::vector<double> values(static_cast<std::size_t>(N));
+  if (varies) Dnode_.assign(std::size_t(N) * m_ * m_, T(0));
+  for (int i = 0; i < m_; ++i)
+    for (int j = 0; j < m_; ++j) {
+      const Expression& e = entries[std::size_t(i * m_ + j)];
+      if (!varies) {
+        const double v = e(0, 0, 0, 0);
+        if (!std::isfinite(v) || (i == j && v < 0))
+          s.fail("diffusion", fmt::format("entry ({}, {}) is {}; entries must be finite and diagonal entries >= 0", i + 1,
+                                          j + 1, v));
+        D_.d[i * m_ + j] = T(v);
+        continue;
+      }
+      e.fill(g_, 0.0, values.data());
+      for (index_t o = 0; o < N; ++o) {
+        const double v = values[std::size_t(o)];
+        if (!std::isfinite(v) || (i == j && v < 0))
+          s.fail("diffusion", fmt::format("entry ({}, {}) is {} at node {}; entries must be finite and diagonal entries >= 0",
+                                          i + 1, j + 1, v, o));
+        Dnode_[std::size_t((o * m_ + i) * m_ + j)] = T(v);
+      }
+    }
+  D_.node = varies ? Dnode_.data() : nullptr;
+}
+
+// `boundary`: per face (x-, x+, ...; `all` for the rest) a type and, for dirichlet and neumann,
+// a value per species (expressions of x, y, z).
+template <class T>
+void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupContext& ctx) {
+  static const char* face_names[3][2] = {{"x-", "x+"}, {"y-", "y+"}, {"z-", "z+"}};
+  const DeckNode bc = s.child("boundary");
+  const std::optional<DeckNode> all = bc.maybe_child("all");
+  const index_t N = g_.size();
+  std::vector<double> g(static_cast<std::size_t>(m_));
+  for (int a = 0; a < g_.dim; ++a)
+    for (int side = 0; side < 2; ++side) {
+      std::optional<DeckNode> spec = bc.maybe_child(face_names[a][side]);
+      if (!spec) spec = all;
+      if (!spec)
+        bc.fail(face_names[a][side], std::string("missing boundary condition for face ") + face_names[a][side] +
+                                         " (give {type: dirichlet|neumann|no-flux, value: {species: EXPR}} per face, or 'all')");
+      const BoundaryType type = spec->get_enum("type", kBoundaryNames);
+      lattice_.dirichlet[a][side] = type == BoundaryType::dirichlet;
+      if (type == BoundaryType::no_flux) continue;
+      const DeckNode value = spec->child("value");
+      std::vector<Expression> v;
+      for (const auto& name : names_) {
+        v.push_back(Expression::from_deck(value, name, ctx.constants));
+        if (v.back().uses_time())
+          value.fail(name, "uses t; boundary values of reaction_diffusion may vary in x, y, z only");
+      }
+      // Evaluate on the face's nodes: Dirichlet values are imposed on the initial state (after
+      // it is read); Neumann data g enter A u at the face's nodes as 2 D g / h (the mirrored
+      // ghost node u_ghost = u_inner + 2 h g).
+      const index_t fixed = side ? g_.n[a] - 1 : 0;
+      const int p = a == 0 ? 1 : 0, q = a == 2 ? 1 : 2;
+      if (type == BoundaryType::neumann && boundary_source_.empty()) boundary_source_.assign(std::size_t(N * m_), T(0));
+      for (index_t iq = 0; iq < g_.n[q]; ++iq)
+        for (index_t ip = 0; ip < g_.n[p]; ++ip) {
+          std::array<index_t, 3> ijk{};
+          ijk[std::size_t(a)] = fixed;
+          ijk[std::size_t(p)] = ip;
+          ijk[std::size_t(q)] = iq;
+          const index_t o = g_.index(ijk[0], ijk[1], ijk[2]);
+          const double x = g_.coord(0, ijk[0]), y = g_.coord(1, ijk[1]), z = g_.coord(2, ijk[2]);
+          for (int k = 0; k < m_; ++k) g[std::size_t(k)] = v[std::size_t(k)](x, y, z, 0.0);
+          for (int k = 0; k < m_; ++k)
+            if (!std::isfinite(g[std::size_t(k)]))
+              value.fail(names_[std::size_t(k)], fmt::format("is {} at ({:g}, {:g}, {:g}); it must be finite",
+                                                            g[std::size_t(k)], x, y, z));
+          if (type == BoundaryType::dirichlet) {
+            dirichlet_values_.emplace_back(o, g);
+          } else {
+            const double scale = 2.0 / g_.h(a);
+            for (int i = 0; i < m_; ++i) {
+              double b = 0;
+              for (int j = 0; j < m_; ++j) b += double(D_.at(o, i, j)) * g[std::size_t(j)];
+              boundary_source_[std::size_t(o * m_ + i)] += T(scale * b);
+            }
+          }
+        }
+    }
+  bool any = false;
+  for (int a = 0; a < g_.dim; ++a) any = any || lattice_.dirichlet[a][0] || lattice_.dirichlet[a][1];
+  if (any) {
+    fixed_.assign(std::size_t(N), 0);
+    for (index_t o = 0; o < N; ++o) fixed_[std::size_t(o)] = lattice_.fixed(o) ? 1 : 0;
+  }
+}
+
+// `initial`: per species an expression of x, y, z; `perturbation`: uniform noise added to it.
+template <class T>
+void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupContext& ctx, double t0) {
+  const index_t N = g_.size();
+  u_.assign(std::size_t(N * m_), T(0));
+  planes_.assign(std::size_t(m_), AlignedVector<T>(std::size_t(N)));
+  const DeckNode init = s.child("initial");
+  double amplitude = 0;
+  std::uint64_t seed = 1;
+  if (auto p = s.maybe_child("perturbation")) {
+    amplitude = p->get<double>("amplitude");
+    p->require(amplitude >= 0 && std::isfinite(amplitude), "amplitude", amplitude, "a finite number >= 0");
+    const long sd = p->get_or<long>("seed", 1);
+    p->require(sd >= 0, "seed", sd, "an integer >= 0");
+    seed = std::uint64_t(sd);
+  }
+  for (int k = 0; k < m_; ++k) {
+    const std::string& name = names_[std::size_t(k)];
+    const Expression e = Expression::from_deck(init, name, ctx.constants);
+    if (e.uses_time()) init.fail(name, "is the state at the start time: it may use x, y, z but not t");
+    T* plane = planes_[std::size_t(k)].data();
+    fill_on_backend(init, name, e, ctx.backend, g_, t0, plane);
+    require_finite_values(init, name, g_, t0, plane);
+    for (index_t o = 0; o < N; ++o)
+      u_[std::size_t(o * m_ + k)] = T(double(plane[o]) + amplitude * noise(seed, std::uint64_t(o), std::uint64_t(k)));
+  }
+  for (const auto& [o, values] : dirichlet_values_)
+    for (int k = 0; k < m_; ++k) u_[std::size_t(o * m_ + k)] = T(values[std::size_t(k)]);
+}
+
+// ---- time stepping (CPU) -------------------------------------------------------------------
+
+template <class T>
+void ReactionDiffusionModule<T>::step(double t, double dt) {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) {
+    if (scheme_ == Scheme::douglas) gpu_->step_douglas(t, dt);
+    else gpu_->step_linearly_implicit(t, dt);
+    return;
+  }
+#endif
+  step_cpu(t, dt);
+}
+
+template <class T>
+void ReactionDiffusionModule<T>::wait() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->synchronize();
+#endif
+}
+
+// Reactions over tau from t at every node not on a Dirichlet face (one muparser copy per thread).
+template <class T>
+void ReactionDiffusionModule<T>::react(double t, double tau) {
+  if (reactions_.zero()) return;
+  const index_t N = g_.size();
+  T* u = u_.data();
+#pragma omp parallel
+  {
+    const rd::Reactions local(reactions_);
+    double v[kMaxSpecies];
+#pragma omp for schedule(static)
+    for (index_t o = 0; o < N; ++o) {
+      if (!fixed_.empty() && fixed_[std::size_t(o)]) continue;
+      index_t ijk[3];
+      lattice_.indices(o, ijk);
+      for (int k = 0; k < m_; ++k) v[k] = double(u[o * m_ + k]);
+      local.advance(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t, tau, substeps_);
+      for (int k = 0; k < m_; ++k) u[o * m_ + k] = T(v[k]);
+    }
+  }
+}
+
+// R and its Jacobian at every node at time t (zero on Dirichlet faces).
+template <class T>
+void ReactionDiffusionModule<T>::linearize(double t) {
+  const index_t N = g_.size();
+  const int mm = m_ * m_;
+#pragma omp parallel
+  {
+    const rd::Reactions local(reactions_);
+    double v[kMaxSpecies], r[kMaxSpecies], J[kMaxSpecies * kMaxSpecies];
+#pragma omp for schedule(static)
+    for (index_t o = 0; o < N; ++o) {
+      if (!fixed_.empty() && fixed_[std::size_t(o)]) {
+        std::fill(R_.begin() + o * m_, R_.begin() + (o + 1) * m_, T(0));
+        std::fill(J_.begin() + o * mm, J_.begin() + (o + 1) * mm, T(0));
+        continue;
+      }
+      index_t ijk[3];
+      lattice_.indices(o, ijk);
+      const double x = g_.coord(0, ijk[0]), y = g_.coord(1, ijk[1]), z = g_.coord(2, ijk[2]);
+      for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
+      local.rates(v, x, y, z, t, r);
+      local.jacobian(v, x, y, z, t, r, J);
+      for (int k = 0; k < m_; ++k) R_[std::size_t(o * m_ + k)] = T(r[k]);
+      for (int k = 0; k < mm; ++k) J_[std::size_t(o * mm + k)] = T(J[k]);
+    }
+  }
+}
+
+template <class T>
+rd::CoupledRows<T> ReactionDiffusionModule<T>::rows(int axis, double dt) const {
+  rd::CoupledRows<T> r;
+  r.D = D_;
+  r.stride = lattice_.stride[axis];
+  r.n = g_.n[std::size_t(axis)];
+  r.w = T(0.5 * dt) * lattice_.inv_h2[axis];
+  r.dirichlet_lo = lattice_.dirichlet[axis][0];
+  r.dirichlet_hi = lattice_.dirichlet[axis][1];
+  if (scheme_ == Scheme::linearly_implicit) {
+    r.jacobian = J_.data();
+    r.c = T(0.5 * dt / g_.dim);
+  }
+  return r;
+}
+
+// Constant D with the douglas scheme: every line of an axis has the same blocks; factor them once
+// per time step size.
+template <class T>
+void ReactionDiffusionModule<T>::factor_uniform(double dt) {
+  if (dt == matrix_dt_) return;
+  for (int a = 0; a < g_.dim; ++a) {
+    const rd::CoupledRows<T> r = rows(a, dt);
+    uniform_[std::size_t(a)] = blocktri::UniformBlockMatrix<T>(
+        m_, g_.n[std::size_t(a)], [&](index_t row, int i, int j, T& A, T& B, T& C) { r.entry(0, row, i, j, A, B, C); });
+  }
+  matrix_dt_ = dt;
+}
+
+// One step of either scheme: the right-hand side dt (A u + b [+ R]) formed in the x-sweep's load
+// (zero at Dirichlet nodes), the increment carried between sweeps in work_, u += du in the last
+// sweep's store; douglas wraps this in two half steps of reaction.
+template <class T>
+void ReactionDiffusionModule<T>::step_cpu(double t, double dt) {
+  const bool li = scheme_ == Scheme::linearly_implicit;
+  if (li) linearize(t + 0.5 * dt);
+  else react(t, 0.5 * dt);
+  const int m = m_, d = g_.dim;
+  T* u = u_.data();
+  T* w = work_.data();
+  const T tdt = T(dt);
+  const T* b = boundary_source_.empty() ? nullptr : boundary_source_.data();
+  const T* R = li ? R_.data() : nullptr;
+  auto rhs = [&](index_t o, index_t count, T* out) {
+    for (index_t l = 0; l < count; ++l) {
+      const index_t node = o + l;
+      const bool fixed = !fixed_.empty() && fixed_[std::size_t(node)];
+      for (int s = 0; s < m; ++s) {
+        T v = rd::coupled_operator(lattice_, D_, u, node, s);
+        if (b) v += b[node * m + s];
+        if (R) v += R[node * m + s];
+        out[s * count + l] = fixed ? T(0) : tdt * v;
+      }
+    }
+  };
+  auto load_work = [&](index_t o, index_t count, T* out) {
+    for (int s = 0; s < m; ++s)
+      for (index_t l = 0; l < count; ++l) out[s * count + l] = w[(o + l) * m + s];
+  };
+  auto store_work = [&](index_t o, index_t count, const T* in) {
+    for (int s = 0; s < m; ++s)
+      for (index_t l = 0; l < count; ++l) w[(o + l) * m + s] = in[s * count + l];
+  };
+  auto update = [&](index_t o, index_t count, const T* in) {
+    for (int s = 0; s < m; ++s)
+      for (index_t l = 0; l < count; ++l) u[(o + l) * m + s] += in[s * count + l];
+  };
+  const bool uniform = !li && D_.node == nullptr;
+  if (uniform) factor_uniform(dt);
+  auto sweep = [&](int axis, const auto& load, const auto& store) {
+    const tridiag::LineSet L = tridiag::LineSet::dense(g_, axis);
+    if (uniform) blocktri::solve_lines<T>(m, L, uniform_[std::size_t(axis)], load, store, pivoting_);
+    else blocktri::solve_lines<T>(m, L, rows(axis, dt), load, store, pivoting_);
+  };
+  if (d == 1) {
+    sweep(0, rhs, update);
+  } else {
+    sweep(0, rhs, store_work);
+    for (int a = 1; a < d; ++a) {
+      if (a < d - 1) sweep(a, load_work, store_work);
+      else sweep(a, load_work, update);
+    }
+  }
+  if (!li) react(t + 0.5 * dt, 0.5 * dt);
+}
+
+// ---- output --------------------------------------------------------------------------------
+
+template <class T>
+const AlignedVector<T>& ReactionDiffusionModule<T>::solution() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->download_u(u_.data());
+#endif
+  return u_;
+}
+
+template <class T>
+std::vector<FieldRef> ReactionDiffusionModule<T>::fields() {
+  solution();
+  const index_t N = g_.size();
+  std::vector<FieldRef> out;
+  for (int k = 0; k < m_; ++k) {
+    T* plane = planes_[std::size_t(k)].data();
+#pragma omp parallel for schedule(static)
+    for (index_t o = 0; o < N; ++o) plane[o] = u_[std::size_t(o * m_ + k)];
+    out.push_back({names_[std::size_t(k)], precision_of<T>(), plane});
+  }
+  return out;
+}
+
+// Per species: min, max, integral (trapezoidal rule) and mean (integral / volume).
+template <class T>
+std::vector<Diagnostic> ReactionDiffusionModule<T>::diagnostics(double) {
+  const StatsSpec spec = StatsSpec::integral(g_, HUGE_VAL, HUGE_VAL);
+  double volume = 1;
+  for (int a = 0; a < g_.dim; ++a) volume *= g_.hi[std::size_t(a)] - g_.lo[std::size_t(a)];
+  std::vector<Diagnostic> out;
+  if (!gpu_) fields();  // the planes
+  for (int k = 0; k < m_; ++k) {
+#if TRIDSIM_HAVE_CUDA
+    FieldStats st = gpu_ ? gpu_->stats(spec, k) : field_stats(spec, planes_[std::size_t(k)].data());
+#else
+    FieldStats st = field_stats(spec, planes_[std::size_t(k)].data());
+#endif
+    st.make_nan_visible();
+    const std::string& name = names_[std::size_t(k)];
+    out.push_back({name + "_min", st.lo});
+    out.push_back({name + "_max", st.hi});
+    out.push_back({name + "_mean", st.sum / volume});
+    out.push_back({name + "_integral", st.sum});
+  }
+  return out;
+}
+
+// Against the deck's `exact` solution: norms over every species and node together.
+template <class T>
+std::optional<ErrorNorms> ReactionDiffusionModule<T>::error_norms(double t) {
+  if (exact_.empty()) return std::nullopt;
+  solution();
+  const index_t N = g_.size();
+  std::vector<double> err(static_cast<std::size_t>(N * m_));
+  for (int k = 0; k < m_; ++k) {
+    std::vector<double> ex(static_cast<std::size_t>(N));
+    exact_[std::size_t(k)].fill(g_, t, ex.data());
+    for (index_t o = 0; o < N; ++o) err[std::size_t(o * m_ + k)] = double(u_[std::size_t(o * m_ + k)]) - ex[std::size_t(o)];
+  }
+  std::string field;
+  for (const auto& n : names_) field += (field.empty() ? "" : ",") + n;
+  return error_norms_of<double>(field, err.data(), nullptr, N * m_);
+}
+
+template <class T>
+std::vector<StateArray> ReactionDiffusionModule<T>::state() {
+  solution();
+  return {{"u", precision_of<T>(), u_.data(), index_t(u_.size())}};
+}
+
+template <class T>
+void ReactionDiffusionModule<T>::state_restored() {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) gpu_->upload_u(u_.data());
+#endif
+}
+
+template class ReactionDiffusionModule<float>;
+template class ReactionDiffusionModule<double>;
+
+}  // namespace tridsim

@@ -1,0 +1,163 @@
+#include "physics/reaction_diffusion/reactions.hpp"
+
+#include "core/expression_translate.hpp"
+#include "physics/reaction_diffusion/reaction_step.hpp"
+#include "physics/reaction_diffusion/reaction_step_source.hpp"
+
+namespace tridsim::rd {
+
+namespace {
+
+// One expression per species from a map {name: expr}; every species must be there.
+void per_species(const DeckNode& map, const std::vector<std::string>& species) {
+  for (const auto& key : map.keys()) {
+    bool known = false;
+    for (const auto& s : species) known = known || s == key;
+    if (!known) map.fail(key, "is not a species (species: " + list_names(species) + ")");
+  }
+  for (const auto& s : species)
+    if (!map.has(s)) map.fail_missing(s, "an expression for species '" + s + "'");
+}
+
+std::string join_code(const std::vector<std::string>& code, const char* target) {
+  std::string s;
+  for (std::size_t i = 0; i < code.size(); ++i)
+    s += std::string("    ") + target + "[" + std::to_string(i) + "] = " + code[i] + ";\n";
+  return s;
+}
+
+}  // namespace
+
+void Reactions::read(const DeckNode& section, const std::vector<std::string>& species, const Constants& constants,
+                     bool device) {
+  names_ = species;
+  const int m = int(species.size());
+  TranslatedVariables vars, flow_vars;
+  for (int k = 0; k < m; ++k) vars.emplace_back(species[std::size_t(k)], "v[" + std::to_string(k) + "]");
+  flow_vars = vars;
+  flow_vars.emplace_back("tau", "tau");
+  std::vector<std::string> flow_names = species;
+  flow_names.push_back("tau");
+
+  const DeckNode r = section.child("reactions");
+  per_species(r, species);
+  for (const auto& s : species) {
+    rate_.push_back(Expression::from_deck(r, s, constants, species));
+    if (device) rate_code_.push_back(translate_expression_from_deck(r, s, constants, vars));
+    zero_ = zero_ && rate_.back().is_constant() && rate_.back()(0, 0, 0, 0) == 0.0;
+  }
+  if (auto j = section.maybe_child("jacobian")) {
+    per_species(*j, species);
+    for (const auto& s : species) {
+      const auto row = j->get<std::vector<std::string>>(s);
+      if (int(row.size()) != m)
+        j->fail(s, "expected " + std::to_string(m) + " expressions (d" + s + "' / d" + species[0] + ", ...), got " +
+                       std::to_string(row.size()));
+      for (int k = 0; k < m; ++k) {
+        const std::string& text = row[std::size_t(k)];
+        try {
+          jacobian_.emplace_back(text, constants, species);
+          if (device) jacobian_code_.push_back(translate_expression(text, constants, vars));
+        } catch (const Error& e) {
+          throw DeckError(j->where(s), j->key_path(s), e.what());
+        }
+      }
+    }
+  }
+  if (auto f = section.maybe_child("exact_flow")) {
+    per_species(*f, species);
+    for (const auto& s : species) {
+      flow_.push_back(Expression::from_deck(*f, s, constants, flow_names));
+      if (device) flow_code_.push_back(translate_expression_from_deck(*f, s, constants, flow_vars));
+    }
+  }
+}
+
+void Reactions::rates(const double* v, double x, double y, double z, double t, double* out) const {
+  for (std::size_t i = 0; i < rate_.size(); ++i) out[i] = rate_[i].eval(x, y, z, t, v);
+}
+
+void Reactions::jacobian(const double* v, double x, double y, double z, double t, const double* r0, double* J) const {
+  if (has_jacobian()) {
+    for (std::size_t i = 0; i < jacobian_.size(); ++i) J[i] = jacobian_[i].eval(x, y, z, t, v);
+    return;
+  }
+  fd_jacobian(species(), v, t, r0, [&](const double* w, double tt, double* out) { rates(w, x, y, z, tt, out); }, J);
+}
+
+void Reactions::advance(double* v, double x, double y, double z, double t, double tau, int substeps) const {
+  const int m = species();
+  if (has_exact_flow()) {
+    double in[kMaxSpecies + 1];
+    for (int i = 0; i < m; ++i) in[i] = v[i];
+    in[m] = tau;
+    for (int i = 0; i < m; ++i) v[i] = flow_[std::size_t(i)].eval(x, y, z, t, in);
+    return;
+  }
+  rk4(m, v, t, tau, substeps, [&](const double* w, double tt, double* out) { rates(w, x, y, z, tt, out); });
+}
+
+std::string Reactions::device_source(const std::string& T) const {
+  const int m = species();
+  std::string s = "typedef " + T + " T;\n" + device_expression_prelude() + kReactionStepSource;
+  s += "\nconstexpr int M = " + std::to_string(m) + ";\n";
+  s += "struct Rates {\n  double x, y, z;\n  __device__ void operator()(const double* v, double t, double* out) const {\n" +
+       join_code(rate_code_, "out") + "  }\n};\n";
+  s += "__device__ void exact_flow(const double* v, double x, double y, double z, double t, double tau, double* out) {\n" +
+       join_code(flow_code_, "out") + "}\n";
+  s += "__device__ void given_jacobian(const double* v, double x, double y, double z, double t, double* out) {\n" +
+       join_code(jacobian_code_, "out") + "}\n";
+  s += std::string("constexpr bool kExactFlow = ") + (has_exact_flow() ? "true" : "false") + ";\n";
+  s += std::string("constexpr bool kGivenJacobian = ") + (has_jacobian() ? "true" : "false") + ";\n";
+  // The node loop: node o = i + nx (j + ny k), coordinates from the grid's tables; fixed nodes
+  // (Dirichlet faces) keep their values.
+  s += R"(
+__device__ __forceinline__ void node_coords(long long o, long long nx, long long ny, const double* cx,
+                                            const double* cy, const double* cz, double& x, double& y, double& z) {
+  x = cx[o % nx];
+  y = cy[(o / nx) % ny];
+  z = cz[o / (nx * ny)];
+}
+extern "C" __global__ void rd_react(T* __restrict__ u, const unsigned char* __restrict__ fixed, long long n,
+    long long nx, long long ny, const double* cx, const double* cy, const double* cz, double t, double tau,
+    int substeps) {
+  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < n; o += (long long)gridDim.x * blockDim.x) {
+    if (fixed && fixed[o]) continue;
+    double x, y, z, v[M];
+    node_coords(o, nx, ny, cx, cy, cz, x, y, z);
+    for (int i = 0; i < M; ++i) v[i] = (double)u[o * M + i];
+    if (kExactFlow) {
+      double w[M];
+      exact_flow(v, x, y, z, t, tau, w);
+      for (int i = 0; i < M; ++i) v[i] = w[i];
+    } else {
+      tridsim::rd::rk4(M, v, t, tau, substeps, Rates{x, y, z});
+    }
+    for (int i = 0; i < M; ++i) u[o * M + i] = (T)v[i];
+  }
+}
+extern "C" __global__ void rd_linearize(const T* __restrict__ u, T* __restrict__ R, T* __restrict__ J,
+    const unsigned char* __restrict__ fixed, long long n, long long nx, long long ny, const double* cx,
+    const double* cy, const double* cz, double t) {
+  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < n; o += (long long)gridDim.x * blockDim.x) {
+    double x, y, z, v[M], r[M], jac[M * M];
+    if (fixed && fixed[o]) {
+      for (int i = 0; i < M; ++i) R[o * M + i] = 0;
+      for (int i = 0; i < M * M; ++i) J[o * M * M + i] = 0;
+      continue;
+    }
+    node_coords(o, nx, ny, cx, cy, cz, x, y, z);
+    for (int i = 0; i < M; ++i) v[i] = (double)u[o * M + i];
+    const Rates rates{x, y, z};
+    rates(v, t, r);
+    if (kGivenJacobian) given_jacobian(v, x, y, z, t, jac);
+    else tridsim::rd::fd_jacobian(M, v, t, r, rates, jac);
+    for (int i = 0; i < M; ++i) R[o * M + i] = (T)r[i];
+    for (int i = 0; i < M * M; ++i) J[o * M * M + i] = (T)jac[i];
+  }
+}
+)";
+  return s;
+}
+
+}  // namespace tridsim::rd

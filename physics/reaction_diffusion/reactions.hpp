@@ -1,0 +1,48 @@
+#pragma once
+// The deck's reaction terms R(u, x, y, z, t) of the reaction-diffusion module: M expressions of
+// the species names, x, y, z, t and the deck's constants, optionally their Jacobian (else forward
+// differences, reaction_step.hpp) and the exact flow of du/dt = R over a time tau (expressions of
+// the species, x, y, z, t and tau). The CPU evaluates them with muparser; the GPU runs the same
+// integrators as device code that NVRTC compiles from the translated expressions
+// (device_source()).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "core/expression.hpp"
+#include "core/types.hpp"
+
+namespace tridsim::rd {
+
+class Reactions {
+ public:
+  // Reads `reactions`, `jacobian` (optional) and `exact_flow` (optional) of the module's section.
+  // With `device`, the expressions are also translated for NVRTC (errors at their deck lines).
+  void read(const DeckNode& section, const std::vector<std::string>& species, const Constants& constants, bool device);
+
+  int species() const { return int(rate_.size()); }
+  bool has_jacobian() const { return !jacobian_.empty(); }
+  bool has_exact_flow() const { return !flow_.empty(); }
+  // Every reaction is the constant 0 (pure diffusion).
+  bool zero() const { return zero_; }
+
+  // R(v) at (x, y, z, t) into out[0..M-1] (v: the species' values).
+  void rates(const double* v, double x, double y, double z, double t, double* out) const;
+  // dR_i/du_j at v into J[i*M + j]: the deck's expressions, or forward differences given r0 = R(v).
+  void jacobian(const double* v, double x, double y, double z, double t, const double* r0, double* J) const;
+  // v advanced over tau from t: the deck's exact flow, or `substeps` RK4 steps.
+  void advance(double* v, double x, double y, double z, double t, double tau, int substeps) const;
+
+  // CUDA C++ source (for NVRTC) of the kernels rd_react and rd_linearize for precision T
+  // ("float" or "double"); see reaction_diffusion_gpu.cu for their arguments.
+  std::string device_source(const std::string& T) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<Expression> rate_, jacobian_, flow_;
+  std::vector<std::string> rate_code_, jacobian_code_, flow_code_;  // translated for the device
+  bool zero_ = true;
+};
+
+}  // namespace tridsim::rd
