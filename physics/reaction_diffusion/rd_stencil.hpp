@@ -6,7 +6,7 @@
 //   (A u)_i = sum_axes sum_j [D+_ij (u+_j - u_j) - D-_ij (u_j - u-_j)] / h^2
 // on the vertex-centred grid, a missing neighbour mirrored (half cells at Neumann faces, whose
 // flux data enter as a separate source). Row r of a line of I - w A - c J (w = theta dt / h^2,
-// J the reaction Jacobian at the node, c its share of this direction) is the scalar diffusion row
+// J the reaction Jacobian at the node, c = theta dt on the x lines) is the scalar diffusion row
 // of core/diffusion.hpp per entry (coupled_diffusion.hpp), Dirichlet ends identity rows.
 #include "core/coupled_diffusion.hpp"
 #include "core/diffusion.hpp"
@@ -90,5 +90,22 @@ struct CoupledRows {
     if (jacobian && !identity) B -= c * jacobian[(o * D.m + i) * D.m + j];
   }
 };
+
+// The rows of the lines along `axis` for a step of size dt: w = dt/2 / h^2; with a Jacobian, the
+// x lines carry all of dt/2 J (in the first factor: for the reactions alone the step is then the
+// trapezoidal rule, A-stable; shared among the factors it would not be for stiff oscillations).
+template <class T>
+CoupledRows<T> coupled_rows(const Lattice<T>& g, const DiffusionMatrix<T>& D, int axis, double dt, const T* jacobian) {
+  CoupledRows<T> r;
+  r.D = D;
+  r.stride = g.stride[axis];
+  r.n = g.n[axis];
+  r.w = T(0.5 * dt) * g.inv_h2[axis];
+  r.dirichlet_lo = g.dirichlet[axis][0];
+  r.dirichlet_hi = g.dirichlet[axis][1];
+  r.jacobian = axis == 0 ? jacobian : nullptr;
+  r.c = axis == 0 && jacobian ? T(0.5 * dt) : T(0);
+  return r;
+}
 
 }  // namespace tridsim::rd

@@ -12,6 +12,7 @@
 #include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
 #include "solvers/block_tridiagonal/block_solver_choice.hpp"
 #include "solvers/block_tridiagonal/batched.hpp"
+#include "tridsim_build_info.hpp"
 
 namespace tridsim {
 
@@ -109,7 +110,7 @@ void ReactionDiffusionModule<T>::setup(const Grid& grid, const DeckNode& s, cons
 
   if (ctx.backend == Backend::cuda) {
 #if TRIDSIM_HAVE_CUDA
-    ReactionDiffusionGpu<T>::Setup gs;
+    typename ReactionDiffusionGpu<T>::Setup gs;
     gs.grid = grid;
     gs.m = m_;
     gs.lattice = lattice_;
@@ -356,18 +357,7 @@ void ReactionDiffusionModule<T>::linearize(double t) {
 
 template <class T>
 rd::CoupledRows<T> ReactionDiffusionModule<T>::rows(int axis, double dt) const {
-  rd::CoupledRows<T> r;
-  r.D = D_;
-  r.stride = lattice_.stride[axis];
-  r.n = g_.n[std::size_t(axis)];
-  r.w = T(0.5 * dt) * lattice_.inv_h2[axis];
-  r.dirichlet_lo = lattice_.dirichlet[axis][0];
-  r.dirichlet_hi = lattice_.dirichlet[axis][1];
-  if (scheme_ == Scheme::linearly_implicit) {
-    r.jacobian = J_.data();
-    r.c = T(0.5 * dt / g_.dim);
-  }
-  return r;
+  return rd::coupled_rows<T>(lattice_, D_, axis, dt, scheme_ == Scheme::linearly_implicit ? J_.data() : nullptr);
 }
 
 // Constant D with the douglas scheme: every line of an axis has the same blocks; factor them once

@@ -9,9 +9,10 @@
 //   douglas            Strang splitting: half a step of reaction (RK4 sub-steps, or the deck's
 //                      exact flow), one Douglas ADI step (delta form, theta = 1/2) of the coupled
 //                      diffusion, half a step of reaction;
-//   linearly-implicit  one Douglas ADI step of diffusion and reaction together, each line's
-//                      blocks also carrying its share of the reaction Jacobian at its nodes
-//                      (I - dt/2 (A_a + J/d)), so stiff reactions do not limit dt.
+//   linearly-implicit  one Douglas ADI step of diffusion and reaction together, the x lines'
+//                      blocks also carrying the reaction Jacobian at their nodes
+//                      ((I - dt/2 (A_x + J)) (I - dt/2 A_y) (I - dt/2 A_z) du = dt (A u + R)),
+//                      so stiff reactions do not limit dt.
 // Species are stored interleaved per node (u[o*M + s]); with the cuda backend they live on the
 // device (ReactionDiffusionGpu) and the reactions run as device code compiled from the deck.
 #include <array>

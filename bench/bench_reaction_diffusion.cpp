@@ -1,0 +1,76 @@
+// Reaction-diffusion module: one full step of each example deck, read as it is, at its own grid
+// (turing2d and cross_diffusion2d 256^2, brusselator3d 128^3), on the CPU and, when a CUDA device
+// is present, on it:
+//   rd_step/<deck>/<backend>/<precision>
+// Counters: nodes per second, and species values per second (nodes x M).
+#include <benchmark/benchmark.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "core/device.hpp"
+#include "physics/reaction_diffusion/reaction_diffusion.hpp"
+
+namespace {
+
+using namespace tridsim;
+
+template <class T>
+void rd_step(benchmark::State& state, const std::string& deck_name, const std::string& backend) {
+  spdlog::set_level(spdlog::level::warn);
+  Deck deck = Deck::load(std::string(TRIDSIM_SOURCE_DIR) + "/inputs/" + deck_name + ".yaml");
+  const DeckNode root = deck.root();
+  Constants constants;
+  if (auto c = root.maybe_child("constants"))
+    for (const auto& key : c->keys()) constants[key] = c->get<double>(key);
+  const DeckNode gn = root.child("grid");
+  const auto n = gn.get<std::vector<long>>("n");
+  const auto lo = gn.get<std::vector<double>>("lo"), hi = gn.get<std::vector<double>>("hi");
+  Grid g;
+  g.dim = int(n.size());
+  for (int a = 0; a < g.dim; ++a) {
+    g.n[std::size_t(a)] = n[std::size_t(a)];
+    g.lo[std::size_t(a)] = lo[std::size_t(a)];
+    g.hi[std::size_t(a)] = hi[std::size_t(a)];
+  }
+  const double dt = root.child("time").get<double>("dt");
+  ReactionDiffusionModule<T> m;
+  SetupContext ctx;
+  ctx.precision = precision_of<T>();
+  ctx.backend = backend_from_name(backend);
+  ctx.constants = constants;
+  m.setup(g, root.child("reaction_diffusion"), ctx, 0.0);
+  double t = 0;
+  m.step(t, dt);  // factorizations and kernel compilation happen here
+  m.wait();
+  for (auto _ : state) {
+    m.step(t, dt);
+    t += dt;
+    m.wait();
+  }
+  const double nodes = double(g.size()) * double(state.iterations());
+  state.counters["nodes_per_s"] = benchmark::Counter(nodes, benchmark::Counter::kIsRate);
+  state.counters["values_per_s"] = benchmark::Counter(nodes * m.species(), benchmark::Counter::kIsRate);
+}
+
+const bool registered = [] {
+  std::vector<std::string> backends = {"cpu"};
+  if (cuda_device_count() > 0) backends.emplace_back("cuda");
+  for (const std::string deck : {"turing2d", "cross_diffusion2d", "brusselator3d"})
+    for (const auto& backend : backends) {
+      benchmark::RegisterBenchmark(("rd_step/" + deck + "/" + backend + "/double").c_str(), rd_step<double>, deck, backend)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("rd_step/" + deck + "/" + backend + "/float").c_str(), rd_step<float>, deck, backend)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();
