@@ -1,6 +1,6 @@
 // CUDA side of the reaction-diffusion module's steps (reaction_diffusion.cpp has the schemes and
-// the same stages on the CPU): the right-hand side, the increment and the update as load/store
-// functors of the block-tridiagonal GPU solvers (solvers/block_tridiagonal/cuda/block_solve.cuh),
+// the same stages on the CPU): the right-hand side formed in one parallel pass, the increment and
+// the update as load/store functors of the block-tridiagonal GPU solvers (solvers/block_tridiagonal/cuda/block_solve.cuh),
 // the block rows from rd_stencil.hpp (constant D with douglas: one factored matrix per axis), and
 // the reactions as the NVRTC kernels rd_react / rd_linearize compiled from the deck's expressions.
 #include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
@@ -21,19 +21,16 @@ namespace {
 
 using cuda::DeviceArray;
 
-// The right-hand side of a sweep: dt (A u + b + R) in the first (0 at Dirichlet nodes), the
-// previous sweep's increment w after it.
+// The right-hand side of the first sweep, dt (A u + b + R), 0 at Dirichlet nodes.
 template <class T>
-struct StageLoad {
+struct RightHandSide {
   rd::Lattice<T> g;
   rd::DiffusionMatrix<T> D;
   const T* u;
   const T* b;  // Neumann source, or null
   const T* R;  // reaction (linearly implicit), or null
-  const T* w;  // set: read the increment instead
   T dt;
-  __device__ T operator()(index_t o, index_t, index_t, int s) const {
-    if (w) return w[o * D.m + s];
+  __device__ T operator()(index_t o, int s) const {
     if (g.fixed(o)) return T(0);
     T v = rd::coupled_operator(g, D, u, o, s);
     if (b) v += b[o * D.m + s];
@@ -53,6 +50,15 @@ struct StageStore {
     else target[o * m + s] = x;
   }
 };
+
+// The first sweep's right-hand side at every node and species, in parallel: inside the sweep it
+// would run on the lines' sequential chains, one thread (or M) per line.
+template <class T>
+__global__ void right_hand_side(RightHandSide<T> f, index_t n, T* __restrict__ out) {
+  const int m = f.D.m;
+  for (index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n * m; e += index_t(gridDim.x) * blockDim.x)
+    out[e] = f(e / m, int(e % m));
+}
 
 template <class T>
 __global__ void species_plane(const T* __restrict__ u, int m, int k, index_t n, T* __restrict__ out) {
@@ -99,7 +105,8 @@ struct ReactionDiffusionGpu<T>::Impl {
     launch(linearize, args);
   }
 
-  // One ADI step of the increment: x-sweep from the right-hand side, u += du in the last sweep.
+  // One ADI step of the increment: the right-hand side into w, the sweeps in place in w, u += du
+  // in the last sweep's store.
   void sweeps(double dt, bool li) {
     const int d = s.grid.dim, m = s.m;
     // Constant D with douglas: one factored matrix per axis, except where the hybrid splits
@@ -115,12 +122,13 @@ struct ReactionDiffusionGpu<T>::Impl {
       }
       matrix_dt = dt;
     }
-    const StageLoad<T> rhs{s.lattice, D, u.p, b.p, li ? R.p : nullptr, nullptr, T(dt)};
-    const StageLoad<T> from_w{s.lattice, D, u.p, nullptr, nullptr, w.p, T(dt)};
+    const RightHandSide<T> rhs{s.lattice, D, u.p, b.p, li ? R.p : nullptr, T(dt)};
+    right_hand_side<T><<<blocks_for(N * m), 256>>>(rhs, N, w.p);
+    TRIDSIM_CUDA_LAUNCH();
+    const blocktri::InterleavedAccess<T> load{w.p, m};
     const StageStore<T> to_w{w.p, m, false}, update{u.p, m, true};
     for (int a = 0; a < d; ++a) {
       const tridiag::LineSet L = tridiag::LineSet::dense(s.grid, a);
-      const StageLoad<T>& load = a == 0 ? rhs : from_w;
       const StageStore<T>& store = a == d - 1 ? update : to_w;
       if (uniform_rows(a))
         blocktri::gpu::solve_lines<T>(m, L, uniform[std::size_t(a)], load, store, s.solver[std::size_t(a)], s.pivoting);
@@ -138,7 +146,7 @@ ReactionDiffusionGpu<T>::ReactionDiffusionGpu(const Setup& s) : impl_(std::make_
   I.N = s.grid.size();
   const index_t N = I.N, m = s.m;
   I.u.allocate(N * m);
-  if (s.grid.dim > 1) I.w.allocate(N * m);
+  I.w.allocate(N * m);
   I.D = s.D;
   I.D.node = nullptr;
   if (s.D_node) {
