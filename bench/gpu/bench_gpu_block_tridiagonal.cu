@@ -31,6 +31,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bench/gpu/gpu_bench_support.hpp"
 #include "core/coupled_diffusion.hpp"
 #include "solvers/block_tridiagonal/cuda/block_batched_cuda.hpp"
 #include "solvers/block_tridiagonal/cuda/block_solve.cuh"
@@ -39,28 +40,10 @@ namespace {
 
 using namespace tridsim;
 using namespace tridsim::blocktri;
-
-void ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-cudaStream_t g_stream = nullptr;
-double g_copy_bandwidth = 0;
-
-struct DeviceFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-template <class T>
-using DeviceBuffer = std::unique_ptr<T, DeviceFree>;
-template <class T>
-DeviceBuffer<T> device_alloc(index_t count) {
-  void* p = nullptr;
-  ok(cudaMalloc(&p, sizeof(T) * std::size_t(count)), "cudaMalloc");
-  return DeviceBuffer<T>(static_cast<T*>(p));
-}
+using namespace tridsim::gpu_bench;
 
 constexpr double kW = 0.3;
-__host__ __device__ inline double hash01(index_t i) { return double((std::uint64_t(i) * 2654435761u) % 1000u) / 1000.0; }
+__host__ __device__ inline double node_hash(index_t i) { return double((std::uint64_t(i) * 2654435761u) % 1000u) / 1000.0; }
 __host__ __device__ inline double base_d(int i, int j, int m) { return i == j ? 1.0 : 0.1 / m; }
 
 // Blocks of node o (see the header) and the vectors, filled on the device.
@@ -70,11 +53,11 @@ __global__ void fill(index_t nodes, int m, T* a, T* b, T* c, T* u) {
   for (index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x; k < nodes * mm; k += index_t(gridDim.x) * blockDim.x) {
     const index_t o = k / mm;
     const int i = int(k % mm) / m, j = int(k % m);
-    const double d = kW * base_d(i, j, m) * (1.0 + 0.1 * hash01(o));
+    const double d = kW * base_d(i, j, m) * (1.0 + 0.1 * node_hash(o));
     a[k] = T(-d);
     c[k] = T(-d);
     b[k] = T((i == j ? 1.0 : 0.0) + 2 * d);
-    if (k < nodes * m) u[k] = T(hash01(k + 7) - 0.5);
+    if (k < nodes * m) u[k] = T(node_hash(k + 7) - 0.5);
   }
 }
 
@@ -108,42 +91,9 @@ Problem<T>& problem(int m, index_t nodes) {
 
 template <class Solve>
 void time_solves(benchmark::State& state, const Solve& solve, double unknowns, double bytes) {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  ok(cudaEventCreate(&start), "cudaEventCreate");
-  ok(cudaEventCreate(&stop), "cudaEventCreate");
-  solve();  // warm-up: the memory pool, the cached factorization
-  ok(cudaStreamSynchronize(g_stream), "warm-up");
-  double total = 0;
-  for (auto _ : state) {
-    ok(cudaEventRecord(start, g_stream), "cudaEventRecord");
-    solve();
-    ok(cudaEventRecord(stop, g_stream), "cudaEventRecord");
-    ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    state.SetIterationTime(double(ms) * 1e-3);
-    total += double(ms) * 1e-3;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const double iters = double(state.iterations());
-  if (total > 0) {
-    state.counters["unknowns/s"] = unknowns * iters / total;
-    state.counters["bytes/s"] = bytes * iters / total;
-    if (g_copy_bandwidth > 0) state.counters["copy_fraction"] = bytes * iters / total / g_copy_bandwidth;
-  }
-}
-
-void bm_copy(benchmark::State& state, std::size_t bytes) {
-  DeviceBuffer<unsigned char> src = device_alloc<unsigned char>(index_t(bytes));
-  DeviceBuffer<unsigned char> dst = device_alloc<unsigned char>(index_t(bytes));
-  ok(cudaMemset(src.get(), 1, bytes), "cudaMemset");
-  ok(cudaMemset(dst.get(), 0, bytes), "cudaMemset");
-  auto copy = [&] { ok(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, g_stream), "copy"); };
-  time_solves(state, copy, 0, 2.0 * double(bytes));
-  state.counters.erase("unknowns/s");
-  state.counters.erase("copy_fraction");
-  g_copy_bandwidth = state.counters["bytes/s"];
+  const double total = time_calls(state, solve);
+  if (total > 0) state.counters["unknowns/s"] = unknowns * double(state.iterations()) / total;
+  bandwidth_counters(state, bytes, total);
 }
 
 enum class Source { stored, generated, uniform };
@@ -230,24 +180,8 @@ void register_all(const std::string& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "bench_gpu_block_tridiagonal: no CUDA device\n");
-    return 1;
-  }
-  cudaDeviceProp prop{};
-  ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  ok(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  benchmark::AddCustomContext("cuda_device", prop.name);
-  benchmark::AddCustomContext("cuda_sm_count", std::to_string(prop.multiProcessorCount));
-  benchmark::AddCustomContext("cuda_l2_bytes", std::to_string(prop.l2CacheSize));
-  add("copy/d2d/134MB", [](benchmark::State& st) { bm_copy(st, std::size_t(1) << 27); });
-  register_all<double>("double");
-  register_all<float>("float");
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  cudaStreamDestroy(g_stream);
-  return 0;
+  return run(argc, argv, "bench_gpu_block_tridiagonal", [] {
+    register_all<double>("double");
+    register_all<float>("float");
+  });
 }

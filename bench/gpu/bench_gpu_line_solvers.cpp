@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/gpu_bench_support.hpp"
 #include "core/boundary_kind.hpp"
 #include "core/types.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
@@ -50,29 +51,7 @@ namespace {
 
 using namespace tridsim;
 using namespace tridsim::tridiag;
-
-void ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-cudaStream_t g_stream = nullptr;
-double g_copy_bandwidth = 0;  // bytes/s of copy/d2d/134MB, once it has run
-
-struct DeviceFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-template <class T>
-using DeviceBuffer = std::unique_ptr<T, DeviceFree>;
-
-template <class T>
-DeviceBuffer<T> device_alloc(index_t count) {
-  void* p = nullptr;
-  ok(cudaMalloc(&p, sizeof(T) * std::size_t(count)), "cudaMalloc");
-  return DeviceBuffer<T>(static_cast<T*>(p));
-}
-
-// A deterministic value in [0, 1) for element i.
-inline double hash01(index_t i) { return double((std::uint64_t(i) * 2654435761u) % 1000u) / 1000.0; }
+using namespace tridsim::gpu_bench;
 
 constexpr double kW = 0.3;  // theta * dt * kappa / h^2 of the generated matrices
 
@@ -116,46 +95,12 @@ Problem<T>& problem(std::array<index_t, 3> n) {
   return *cached;
 }
 
-// Time `solve` once per iteration with events on g_stream and set the counters.
+// Time `solve` once per iteration and set the counters.
 template <class Solve>
 void time_solves(benchmark::State& state, const Solve& solve, double points, double bytes_per_point) {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  ok(cudaEventCreate(&start), "cudaEventCreate");
-  ok(cudaEventCreate(&stop), "cudaEventCreate");
-  solve();  // warm-up: kernel attributes, cuSPARSE buffers
-  ok(cudaStreamSynchronize(g_stream), "warm-up");
-  double total = 0;
-  for (auto _ : state) {
-    ok(cudaEventRecord(start, g_stream), "cudaEventRecord");
-    solve();
-    ok(cudaEventRecord(stop, g_stream), "cudaEventRecord");
-    ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    state.SetIterationTime(double(ms) * 1e-3);
-    total += double(ms) * 1e-3;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const double iters = double(state.iterations());
-  if (total > 0) {
-    const double bytes_per_s = points * bytes_per_point * iters / total;
-    state.counters["points/s"] = points * iters / total;
-    state.counters["bytes/s"] = bytes_per_s;
-    if (g_copy_bandwidth > 0) state.counters["copy_fraction"] = bytes_per_s / g_copy_bandwidth;
-  }
-}
-
-void bm_copy(benchmark::State& state, std::size_t bytes) {
-  DeviceBuffer<unsigned char> src = device_alloc<unsigned char>(index_t(bytes));
-  DeviceBuffer<unsigned char> dst = device_alloc<unsigned char>(index_t(bytes));
-  ok(cudaMemset(src.get(), 1, bytes), "cudaMemset");
-  ok(cudaMemset(dst.get(), 0, bytes), "cudaMemset");
-  auto copy = [&] { ok(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, g_stream), "copy"); };
-  time_solves(state, copy, double(bytes), 2.0);  // "points" = bytes; 2 bytes moved per byte
-  state.counters.erase("points/s");
-  state.counters.erase("copy_fraction");
-  g_copy_bandwidth = state.counters["bytes/s"];
+  const double total = gpu_bench::time_calls(state, solve);
+  if (total > 0) state.counters["points/s"] = points * double(state.iterations()) / total;
+  gpu_bench::bandwidth_counters(state, points * bytes_per_point, total);
 }
 
 enum class Source { uniform, arrays };
@@ -229,26 +174,8 @@ void register_all(const char* tname) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "bench_gpu_line_solvers: no CUDA device\n");
-    return 1;
-  }
-  cudaDeviceProp prop{};
-  ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  ok(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  benchmark::AddCustomContext("cuda_device", prop.name);
-  benchmark::AddCustomContext("cuda_sm_count", std::to_string(prop.multiProcessorCount));
-  benchmark::AddCustomContext("cuda_l2_bytes", std::to_string(prop.l2CacheSize));
-  benchmark::AddCustomContext("cuda_global_mem_bytes", std::to_string(prop.totalGlobalMem));
-
-  add("copy/d2d/134MB", [](benchmark::State& st) { bm_copy(st, std::size_t(1) << 27); });
-  register_all<double>("double");
-  register_all<float>("float");
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  cudaStreamDestroy(g_stream);
-  return 0;
+  return gpu_bench::run(argc, argv, "bench_gpu_line_solvers", [] {
+    register_all<double>("double");
+    register_all<float>("float");
+  });
 }

@@ -110,6 +110,22 @@ TEST_CASE("linearly-implicit: a stiff reaction does not limit the time step") {
   for (double v : m->solution()) CHECK(std::abs(v - std::cos(1.0)) < 1e-3);
 }
 
+TEST_CASE("douglas: the deck's exact flow is used as given, RK4 sub-steps converge at order 4") {
+  // du/dt = -3 u v, dv/dt = -v with no diffusion: v = exp(-t), u = u0 exp(3 (exp(-t) - 1)).
+  const Grid g = make_grid(1, 3, 1.0);
+  const std::string body = "  species: [u, v]\n  diffusion: [[0, 0], [0, 0]]\n  reactions: {u: \"-3*u*v\", v: \"-v\"}\n"
+                           "  initial: {u: 2, v: 1}\n  boundary: {all: {type: no-flux}}\n";
+  auto error = [&](const std::string& extra, double dt) {
+    auto m = make<double>(body + extra, g);
+    advance(*m, 1.0, dt);
+    return std::abs(m->solution()[0] - 2 * std::exp(3 * (std::exp(-1.0) - 1)));
+  };
+  CHECK(error("  exact_flow: {u: \"u*exp(3*v*(exp(-tau) - 1))\", v: \"v*exp(-tau)\"}\n", 0.25) < 1e-14);
+  const double e1 = error("", 0.1), e2 = error("", 0.05), e3 = error("  reaction_substeps: 2\n", 0.1);
+  CHECK(std::log2(e1 / e2) > 3.8);
+  CHECK(std::abs(e3 - e2) < 0.1 * e2);  // 2 sub-steps of dt/2 = the steps of dt/2
+}
+
 TEST_CASE("each species' integral is conserved with no flux and no reactions") {
   const std::string body = R"deck(  species: [a, b, c]
   diffusion: [["1 + 0.5*sin(3*x)", 0.3, 0], [0.1, 2, "0.2*cos(y)"], [0, 0.4, 0.7]]
