@@ -1,8 +1,9 @@
 #pragma once
 // Batched CPU block-tridiagonal solver: the block Thomas algorithm of reference.hpp (Laszlo, Giles
 // & Appleyard 2014, Algorithm 12) on every line of a LineSet, parallel over tiles of lines with
-// OpenMP and vectorized ACROSS lines: a "pack" of V lines (V = 64 bytes / sizeof(T): 8 double,
-// 16 float, one AVX-512 register) runs the same block operations lane by lane.
+// OpenMP and vectorized ACROSS lines: a "pack" of V lines (one vector register of the target: with
+// AVX-512 8 double or 16 float, with AVX 4 or 8, else 2 or 4) runs the same block operations lane
+// by lane.
 //  - Scratch is laid out [entry][lane], lane fastest (entry e of lane l at e*V + l), so every
 //    block operation is one vector operation on V lines; per-lane choices (pivot rows) are
 //    selects, never branches.
@@ -38,25 +39,32 @@ namespace tridsim::blocktri {
 
 namespace detail {
 
-// One register of V lanes (GCC/Clang vector extensions; split by the compiler below AVX-512).
+// One register of V lanes (GCC/Clang vector extensions), as wide as the target's registers.
+#if defined(__AVX512F__)
+#define TRIDSIM_BLOCK_VECTOR_BYTES 64
+#elif defined(__AVX__)
+#define TRIDSIM_BLOCK_VECTOR_BYTES 32
+#else
+#define TRIDSIM_BLOCK_VECTOR_BYTES 16
+#endif
 template <class T>
 struct Simd;
 template <>
 struct Simd<double> {
-  typedef double vec __attribute__((vector_size(64)));
-  typedef long long mask __attribute__((vector_size(64)));
+  typedef double vec __attribute__((vector_size(TRIDSIM_BLOCK_VECTOR_BYTES)));
+  typedef long long mask __attribute__((vector_size(TRIDSIM_BLOCK_VECTOR_BYTES)));
 };
 template <>
 struct Simd<float> {
-  typedef float vec __attribute__((vector_size(64)));
-  typedef int mask __attribute__((vector_size(64)));
+  typedef float vec __attribute__((vector_size(TRIDSIM_BLOCK_VECTOR_BYTES)));
+  typedef int mask __attribute__((vector_size(TRIDSIM_BLOCK_VECTOR_BYTES)));
 };
 template <class T>
 using vec_t = typename Simd<T>::vec;
 template <class T>
 using mask_t = typename Simd<T>::mask;
 template <class T>
-inline constexpr int kLanes = int(64 / sizeof(T));
+inline constexpr int kLanes = int(TRIDSIM_BLOCK_VECTOR_BYTES / sizeof(T));
 
 // Scratch is plain T (no aliasing questions); these move one pack of lanes in or out.
 template <class T>
@@ -267,9 +275,9 @@ inline void transpose_lanes(vec_t<T>* rows) {
       if (!(i & B)) butterfly_stage<vec_t<T>, B, V>(rows[i], rows[i + B], std::make_index_sequence<V>{});
   };
   stage(std::integral_constant<int, 1>{});
-  stage(std::integral_constant<int, 2>{});
-  stage(std::integral_constant<int, 4>{});
-  if constexpr (V == 16) stage(std::integral_constant<int, 8>{});
+  if constexpr (V > 2) stage(std::integral_constant<int, 2>{});
+  if constexpr (V > 4) stage(std::integral_constant<int, 4>{});
+  if constexpr (V > 8) stage(std::integral_constant<int, 8>{});
 }
 
 // Stored blocks of V lanes, lane l's block at src + off[l]*mm (contiguous, row-major) ->
