@@ -2,12 +2,10 @@
 
 namespace tridsim {
 
-namespace {
 const char* face_name(int axis, int side) {
   static const char* names[3][2] = {{"x-", "x+"}, {"y-", "y+"}, {"z-", "z+"}};
   return names[axis][side];
 }
-}  // namespace
 
 const char* Face::name() const { return face_name(axis, side); }
 

@@ -13,6 +13,9 @@
 
 namespace tridsim {
 
+// "x-", "x+", "y-", ...: the deck's name of the face (axis, side), side 0: lo, 1: hi.
+const char* face_name(int axis, int side);
+
 struct Face {
   int axis = 0, side = 0;  // side 0: lo, 1: hi
   BoundaryKind kind = BoundaryKind::dirichlet;

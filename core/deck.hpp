@@ -74,6 +74,22 @@ class DeckNode {
   std::string path_;
 };
 
+// A key naming one choice for every axis, or a map {x: ..., y: ..., z: ...} (axes left out:
+// `fallback`): choose(node, key, name, axis) for the axes 0..dim-1, with the map and key that hold
+// that axis's name (so that an error points at its line).
+template <class Choose>
+void for_each_axis_choice(const DeckNode& s, const std::string& key, int dim, const std::string& fallback,
+                          const Choose& choose) {
+  static constexpr const char* axes[] = {"x", "y", "z"};
+  const bool per_axis = s.has(key) && s.is_map(key);
+  const std::optional<DeckNode> map = per_axis ? std::optional<DeckNode>(s.child(key)) : std::nullopt;
+  const std::string all = per_axis ? fallback : s.get_or<std::string>(key, fallback);
+  for (int a = 0; a < dim; ++a) {
+    if (per_axis) choose(*map, std::string(axes[a]), map->get_or<std::string>(axes[a], fallback), a);
+    else choose(s, key, all, a);
+  }
+}
+
 class Deck {
  public:
   static Deck load(const std::filesystem::path& file);

@@ -32,8 +32,6 @@ class Expression {
   double operator()(double x, double y, double z, double t) const;
   // With the further variables' values, vars[k] for variables()[k].
   double eval(double x, double y, double z, double t, const double* vars) const;
-  const std::vector<std::string>& variables() const { return variables_; }
-  bool uses_variables() const { return uses_vars_; }
   const std::string& text() const { return text_; }
   const Constants& constants() const { return constants_; }
   bool uses_time() const { return uses_t_; }

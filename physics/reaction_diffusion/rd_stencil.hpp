@@ -71,6 +71,26 @@ TRIDSIM_HOST_DEVICE inline T coupled_operator(const Lattice<T>& g, const Diffusi
   return sum;
 }
 
+// The right-hand side of the first ADI sweep at node o, species s: dt (A u + b + R), 0 at the
+// nodes of Dirichlet faces (b: the Neumann faces' source, R: the reaction of the linearly
+// implicit scheme; either may be null).
+template <class T>
+struct RightHandSide {
+  Lattice<T> g;
+  DiffusionMatrix<T> D;
+  const T* u;
+  const T* b;
+  const T* R;
+  T dt;
+  TRIDSIM_HOST_DEVICE T operator()(index_t o, int s) const {
+    if (g.fixed(o)) return T(0);
+    T v = coupled_operator(g, D, u, o, s);
+    if (b) v += b[o * D.m + s];
+    if (R) v += R[o * D.m + s];
+    return dt * v;
+  }
+};
+
 // Block rows of I - w A_axis - c J along one axis (a generator of the block-tridiagonal contract).
 template <class T>
 struct CoupledRows {

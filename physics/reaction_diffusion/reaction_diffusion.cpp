@@ -8,8 +8,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/boundary.hpp"
 #include "core/expression_fill.hpp"
 #include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
+#include "physics/reaction_diffusion/reaction_step.hpp"
 #include "solvers/block_tridiagonal/block_solver_choice.hpp"
 #include "solvers/block_tridiagonal/batched.hpp"
 #include "tridsim_build_info.hpp"
@@ -22,6 +24,8 @@ struct ReactionDiffusionGpu<T>::Impl {};
 template <class T>
 ReactionDiffusionGpu<T>::~ReactionDiffusionGpu() = default;
 #endif
+
+static_assert(rd::kMaxSpecies == kMaxSpecies, "the reaction integrators hold as many species as the blocks");
 
 namespace {
 
@@ -193,17 +197,16 @@ void ReactionDiffusionModule<T>::read_diffusion(const DeckNode& s, const SetupCo
 // a value per species (expressions of x, y, z).
 template <class T>
 void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupContext& ctx) {
-  static const char* face_names[3][2] = {{"x-", "x+"}, {"y-", "y+"}, {"z-", "z+"}};
   const DeckNode bc = s.child("boundary");
   const std::optional<DeckNode> all = bc.maybe_child("all");
   const index_t N = g_.size();
   std::vector<double> g(static_cast<std::size_t>(m_));
   for (int a = 0; a < g_.dim; ++a)
     for (int side = 0; side < 2; ++side) {
-      std::optional<DeckNode> spec = bc.maybe_child(face_names[a][side]);
+      std::optional<DeckNode> spec = bc.maybe_child(face_name(a, side));
       if (!spec) spec = all;
       if (!spec)
-        bc.fail(face_names[a][side], std::string("missing boundary condition for face ") + face_names[a][side] +
+        bc.fail(face_name(a, side), std::string("missing boundary condition for face ") + face_name(a, side) +
                                          " (give {type: dirichlet|neumann|no-flux, value: {species: EXPR}} per face, or 'all')");
       const BoundaryType type = spec->get_enum("type", kBoundaryNames);
       lattice_.dirichlet[a][side] = type == BoundaryType::dirichlet;
@@ -384,29 +387,15 @@ void ReactionDiffusionModule<T>::step_cpu(double t, double dt) {
   const int m = m_, d = g_.dim;
   T* u = u_.data();
   T* w = work_.data();
-  const T tdt = T(dt);
-  const T* b = boundary_source_.empty() ? nullptr : boundary_source_.data();
-  const T* R = li ? R_.data() : nullptr;
+  const rd::RightHandSide<T> f{lattice_, D_, u, boundary_source_.empty() ? nullptr : boundary_source_.data(),
+                               li ? R_.data() : nullptr, T(dt)};
   auto rhs = [&](index_t o, index_t count, T* out) {
-    for (index_t l = 0; l < count; ++l) {
-      const index_t node = o + l;
-      const bool fixed = !fixed_.empty() && fixed_[std::size_t(node)];
-      for (int s = 0; s < m; ++s) {
-        T v = rd::coupled_operator(lattice_, D_, u, node, s);
-        if (b) v += b[node * m + s];
-        if (R) v += R[node * m + s];
-        out[s * count + l] = fixed ? T(0) : tdt * v;
-      }
-    }
+    for (index_t l = 0; l < count; ++l)
+      for (int s = 0; s < m; ++s) out[s * count + l] = f(o + l, s);
   };
-  auto load_work = [&](index_t o, index_t count, T* out) {
-    for (int s = 0; s < m; ++s)
-      for (index_t l = 0; l < count; ++l) out[s * count + l] = w[(o + l) * m + s];
-  };
-  auto store_work = [&](index_t o, index_t count, const T* in) {
-    for (int s = 0; s < m; ++s)
-      for (index_t l = 0; l < count; ++l) w[(o + l) * m + s] = in[s * count + l];
-  };
+  const blocktri::InterleavedAccess<T> work{w, m};
+  auto load_work = [&](index_t o, index_t count, T* out) { work.load(o, count, out); };
+  auto store_work = [&](index_t o, index_t count, const T* in) { work.store(o, count, in); };
   auto update = [&](index_t o, index_t count, const T* in) {
     for (int s = 0; s < m; ++s)
       for (index_t l = 0; l < count; ++l) u[(o + l) * m + s] += in[s * count + l];

@@ -21,24 +21,6 @@ namespace {
 
 using cuda::DeviceArray;
 
-// The right-hand side of the first sweep, dt (A u + b + R), 0 at Dirichlet nodes.
-template <class T>
-struct RightHandSide {
-  rd::Lattice<T> g;
-  rd::DiffusionMatrix<T> D;
-  const T* u;
-  const T* b;  // Neumann source, or null
-  const T* R;  // reaction (linearly implicit), or null
-  T dt;
-  __device__ T operator()(index_t o, int s) const {
-    if (g.fixed(o)) return T(0);
-    T v = rd::coupled_operator(g, D, u, o, s);
-    if (b) v += b[o * D.m + s];
-    if (R) v += R[o * D.m + s];
-    return dt * v;
-  }
-};
-
 // Where a sweep's solution goes: the increment array, or u += x in the last sweep.
 template <class T>
 struct StageStore {
@@ -54,7 +36,7 @@ struct StageStore {
 // The first sweep's right-hand side at every node and species, in parallel: inside the sweep it
 // would run on the lines' sequential chains, one thread (or M) per line.
 template <class T>
-__global__ void right_hand_side(RightHandSide<T> f, index_t n, T* __restrict__ out) {
+__global__ void right_hand_side(rd::RightHandSide<T> f, index_t n, T* __restrict__ out) {
   const int m = f.D.m;
   for (index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n * m; e += index_t(gridDim.x) * blockDim.x)
     out[e] = f(e / m, int(e % m));
@@ -122,7 +104,7 @@ struct ReactionDiffusionGpu<T>::Impl {
       }
       matrix_dt = dt;
     }
-    const RightHandSide<T> rhs{s.lattice, D, u.p, b.p, li ? R.p : nullptr, T(dt)};
+    const rd::RightHandSide<T> rhs{s.lattice, D, u.p, b.p, li ? R.p : nullptr, T(dt)};
     right_hand_side<T><<<blocks_for(N * m), 256>>>(rhs, N, w.p);
     TRIDSIM_CUDA_LAUNCH();
     const blocktri::InterleavedAccess<T> load{w.p, m};

@@ -44,13 +44,8 @@ tridiag::GpuAlgorithm gpu_algorithm(const DeckNode& node, const std::string& key
 SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, Backend backend,
                                 std::size_t elem_bytes, bool uniform) {
   SolverChoice choice;
-  const bool per_axis = s.has("solver") && s.is_map("solver");
-  const std::optional<DeckNode> map = per_axis ? std::optional<DeckNode>(s.child("solver")) : std::nullopt;
-  const std::string all = per_axis ? "auto" : s.get_or<std::string>("solver", "auto");
-  for (int a = 0; a < grid.dim; ++a) {
-    const DeckNode& node = per_axis ? *map : s;
-    const std::string key = per_axis ? kAxes[a] : "solver";
-    const std::string name = per_axis ? map->get_or<std::string>(key, "auto") : all;
+  for_each_axis_choice(s, "solver", grid.dim, "auto", [&](const DeckNode& node, const std::string& key,
+                                                           const std::string& name, int a) {
     if (!same_name(name, "cr") && !tridiag::parse_gpu_algorithm(name)) {
       std::vector<std::string> names = names_of(tridiag::kGpuAlgorithmNames);
       names.emplace_back("cr");
@@ -59,7 +54,7 @@ SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, Backend bac
     }
     if (backend != Backend::cuda) choice.cpu[a] = cpu_algorithm(node, key, name);
     if (backend == Backend::cuda) choice.gpu[a] = gpu_algorithm(node, key, name, a, grid, elem_bytes, uniform);
-  }
+  });
   return choice;
 }
 
