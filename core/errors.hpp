@@ -23,6 +23,12 @@ class DeckError : public Error {
   std::string where_, key_;
 };
 
+// A zero pivot: the matrix is singular, or needs pivoting the solver does not do.
+class SingularMatrix : public Error {
+ public:
+  using Error::Error;
+};
+
 // Raised when a run produces NaN/Inf or otherwise cannot continue.
 class RuntimeFailure : public Error {
  public:

@@ -505,7 +505,7 @@ void solve_fixed(int m, const LineSet& L, const Blocks& blocks, const Load& load
   if (is_uniform_v<Blocks> || pivoting == Pivoting::none) run(std::false_type{});  // uniform: factored already
   else run(std::true_type{});
   if (singular)
-    throw Error(std::string("block-tridiagonal solver: singular pivot block (zero pivot)") +
+    throw SingularMatrix(std::string("block-tridiagonal solver: singular pivot block (zero pivot)") +
                 (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
 }
 

@@ -22,7 +22,7 @@ void dense_solve(int m, T* P, int k, T* R, Pivoting pivoting, const char* where)
       for (int i = col + 1; i < m; ++i)
         if (std::abs(P[i * m + col]) > std::abs(P[p * m + col])) p = i;
     if (P[p * m + col] == T(0))
-      throw Error(std::string(where) + ": singular pivot block (zero pivot in column " + std::to_string(col) + ")" +
+      throw SingularMatrix(std::string(where) + ": singular pivot block (zero pivot in column " + std::to_string(col) + ")" +
                   (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
     if (p != col) {
       for (int j = 0; j < m; ++j) std::swap(P[p * m + j], P[col * m + j]);

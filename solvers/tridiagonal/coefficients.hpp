@@ -35,7 +35,7 @@ class UniformMatrix {
     for (index_t i = 0; i < n; ++i) {
       const T ai = i > 0 ? a_[i] : T(0);
       const T pivot = b[i] - ai * prev_cp;
-      if (pivot == T(0)) throw Error("tridiagonal matrix is singular (zero pivot in row " + std::to_string(i) + ")");
+      if (pivot == T(0)) throw SingularMatrix("tridiagonal matrix is singular (zero pivot in row " + std::to_string(i) + ")");
       m_[i] = T(1) / pivot;
       cp_[i] = i + 1 < n ? c[i] * m_[i] : T(0);
       prev_cp = cp_[i];
