@@ -1,0 +1,170 @@
+"""tridsim.solve_lines and tridsim.UniformMatrix on NumPy arrays, against SciPy's banded solver."""
+import threading
+
+import numpy as np
+import pytest
+
+import tridsim
+from conftest import banded_reference, tolerance
+
+DTYPES = [np.float64, np.float32]
+SHAPES = [(37,), (6, 13), (5, 7, 11), (1, 9), (4, 1, 6), (3, 2, 1)]
+
+
+def layouts(base):
+    """The same values in several memory layouts (name, array)."""
+    yield "C", np.array(base, order="C", copy=True)
+    yield "F", np.array(base, order="F", copy=True)
+    padded = np.zeros(base.shape[:-1] + (base.shape[-1] + 5,), base.dtype)[..., 2:2 + base.shape[-1]]
+    padded[...] = base
+    yield "padded", padded
+    yield "reversed", np.array(base[..., ::-1], copy=True)[..., ::-1]
+    strided = np.zeros(base.shape[:-1] + (2 * base.shape[-1],), base.dtype)[..., ::2]
+    strided[...] = base
+    yield "strided", strided
+    if base.ndim == 3:
+        yield "transposed", np.array(base.transpose(1, 0, 2), order="C", copy=True).transpose(1, 0, 2)
+
+
+def dominant_rows(rng, shape, dtype):
+    a = rng.uniform(-1, 1, shape)
+    c = rng.uniform(-1, 1, shape)
+    b = 2.5 + rng.uniform(0, 1, shape)
+    return [x.astype(dtype) for x in (a, b, c)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_full_coefficients_every_axis_and_layout(rng, dtype, shape):
+    a, b, c = dominant_rows(rng, shape, dtype)
+    d0 = rng.uniform(-1, 1, shape).astype(dtype)
+    for axis in range(len(shape)):
+        expected = banded_reference(a, b, c, d0, axis)
+        for name, d in layouts(d0):
+            for cname, coeffs in [("C", (a, b, c)), ("F", tuple(np.asfortranarray(x) for x in (a, b, c)))]:
+                out = tridsim.solve_lines(*coeffs, d, axis=axis)
+                assert out is d
+                assert d.dtype == dtype
+                err = np.abs(d - expected).max() / max(1, np.abs(expected).max())
+                assert err < tolerance(dtype), (name, cname, axis, err)
+                d[...] = d0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_broadcast_coefficients(rng, dtype):
+    shape = (6, 9, 8)
+    d0 = rng.uniform(-1, 1, shape).astype(dtype)
+    per_line = 3 + rng.uniform(0, 1, (6, 1, 8))   # varies across lines, constant along axis 1
+    per_row = rng.uniform(-1, 1, (9, 1))            # one value per row of axis 1, all lines
+    cases = [(-1.0, 4.0, -1.0), (-1, per_line, -1), (per_row, 4.0, np.float32(-0.5)),
+             (per_row, per_line + 0 * d0, per_row), (0.5, 3 + rng.uniform(0, 1, shape), per_row)]
+    for a, b, c in cases:
+        d = d0.copy()
+        tridsim.solve_lines(a, b, c, d, axis=1)
+        expected = banded_reference(a, b, c, d0, 1)
+        assert np.abs(d - expected).max() < 10 * tolerance(dtype)
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "thomas", "pcr", "cr"])
+def test_algorithms(rng, algorithm):
+    shape = (7, 33, 5)
+    a, b, c = dominant_rows(rng, shape, np.float64)
+    d0 = rng.uniform(-1, 1, shape)
+    for axis in range(3):
+        d = d0.copy()
+        tridsim.solve_lines(a, b, c, d, axis=axis, algorithm=algorithm)
+        assert np.abs(d - banded_reference(a, b, c, d0, axis)).max() < 1e-12
+        d = d0.copy()
+        tridsim.solve_lines(-1, 2.5, -1, d, axis=axis, algorithm=algorithm)
+        assert np.abs(d - banded_reference(-1, 2.5, -1, d0, axis)).max() < 1e-12
+
+
+def test_end_entries_are_not_read(rng):
+    a, b, c = dominant_rows(rng, (4, 10), np.float64)
+    d0 = rng.uniform(-1, 1, (4, 10))
+    x1, x2 = d0.copy(), d0.copy()
+    tridsim.solve_lines(a, b, c, x1, axis=1)
+    a[:, 0], c[:, -1] = np.nan, np.inf
+    tridsim.solve_lines(a, b, c, x2, axis=1)
+    assert np.array_equal(x1, x2)
+
+
+def test_uniform_matrix_reused(rng):
+    n = 64
+    diagonal = 2.0 + rng.uniform(0, 1, n)
+    M = tridsim.UniformMatrix(-1.0, diagonal, -1.0)
+    assert M.size == n
+    for shape, axis in [((n,), 0), ((n, 30), 0), ((5, n, 7), 1), ((3, 4, n), 2)]:
+        b = np.reshape(diagonal, [n if k == axis else 1 for k in range(len(shape))])
+        for dtype in DTYPES:
+            d0 = rng.uniform(-1, 1, shape).astype(dtype)
+            d = d0.copy()
+            assert M.solve(d, axis=axis) is d
+            assert np.abs(d - banded_reference(-1.0, b, -1.0, d0, axis)).max() < 10 * tolerance(dtype)
+    with pytest.raises(ValueError, match="64 rows"):
+        M.solve(np.zeros((3, 65)))
+
+
+def test_singular_lines_raise():
+    with pytest.raises(tridsim.SingularMatrixError, match="zero pivot"):
+        tridsim.solve_lines(1.0, 0.0, 1.0, np.ones((3, 4)))
+    b = np.full((3, 4), 3.0)
+    b[1, 2] = 0.0
+    d = np.ones((3, 4))
+    with pytest.raises(tridsim.SingularMatrixError, match=r"index \(1, \d\)"):
+        tridsim.solve_lines(0.0, b, 0.0, d, axis=1)
+    assert issubclass(tridsim.SingularMatrixError, np.linalg.LinAlgError)
+    with pytest.raises(tridsim.SingularMatrixError):
+        tridsim.solve_lines(-1.0, 4.0, -1.0, np.array([1.0, np.nan, 2.0]))
+    d = np.array([1.0, np.nan, 2.0])
+    tridsim.solve_lines(-1.0, 4.0, -1.0, d, check=False)  # no check: no error, NaNs stay
+    assert np.isnan(d).any()
+
+
+def test_bad_arguments():
+    d = np.zeros((4, 5))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        tridsim.solve_lines(1, 4, 1, np.zeros((4, 5), dtype=np.int64))
+    with pytest.raises(TypeError, match="NumPy array"):
+        tridsim.solve_lines(1, 4, 1, [[1.0, 2.0]])
+    with pytest.raises(ValueError, match="dimensions"):
+        tridsim.solve_lines(1, 4, 1, np.zeros((2, 2, 2, 2)))
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        tridsim.solve_lines(1, 4, 1, d, axis=2)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        tridsim.solve_lines(np.ones(3), 4, 1, d, axis=1)
+    with pytest.raises(TypeError, match="real"):
+        tridsim.solve_lines(1j, 4, 1, d)
+    with pytest.raises(TypeError, match="real numbers"):
+        tridsim.solve_lines(np.ones(5, dtype=complex), 4, 1, d)
+    with pytest.raises(ValueError, match="read-only"):
+        r = np.zeros(5)
+        r.flags.writeable = False
+        tridsim.solve_lines(1, 4, 1, r)
+    with pytest.raises(ValueError, match="CUDA arrays only"):
+        tridsim.solve_lines(1, 4, 1, d, algorithm="thomas-pcr")
+    with pytest.raises(ValueError, match="not known"):
+        tridsim.solve_lines(1, 4, 1, d, algorithm="gauss")
+    with pytest.raises(ValueError, match="n must be given"):
+        tridsim.UniformMatrix(1.0, 4.0, 1.0)
+
+
+def test_empty_and_single_row():
+    tridsim.solve_lines(1, 4, 1, np.zeros((0, 5)))
+    d = np.array([[2.0], [6.0]])
+    tridsim.solve_lines(9.0, np.array([[2.0], [3.0]]), 9.0, d, axis=1)
+    assert np.array_equal(d, [[1.0], [2.0]])
+
+
+def test_threads_share_the_solver(rng):
+    """Calls from several Python threads at once (the GIL is released while solving)."""
+    a, b, c = dominant_rows(rng, (64, 200), np.float64)
+    inputs = [rng.uniform(-1, 1, (64, 200)) for _ in range(4)]
+    outputs = [x.copy() for x in inputs]
+    threads = [threading.Thread(target=tridsim.solve_lines, args=(a, b, c, x), kwargs={"axis": 1}) for x in outputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for x0, x in zip(inputs, outputs):
+        assert np.abs(x - banded_reference(a, b, c, x0, 1)).max() < 1e-12

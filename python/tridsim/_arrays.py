@@ -1,0 +1,89 @@
+"""Arrays for the compiled solvers: NumPy on the CPU, CuPy (or anything CuPy can view: objects
+with __cuda_array_interface__ or CUDA DLPack capsules) on the GPU, and the mapping of an array's
+axes onto the solvers' x-fastest lines (LineSet: extents and element strides, x stride 1)."""
+import numpy as np
+
+_FLOAT_TYPES = (np.float32, np.float64)
+_DLPACK_CPU, _DLPACK_CUDA = 1, 2
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError as e:
+        raise TypeError("CUDA arrays need CuPy (import cupy failed: %s)" % e) from None
+    return cupy
+
+
+def as_solver_array(d, name="d"):
+    """(xp, array): `d` itself as a NumPy or CuPy array (never a copy: it is solved in place)."""
+    if isinstance(d, np.ndarray):
+        return np, d
+    if hasattr(d, "__cuda_array_interface__"):
+        cupy = _cupy()
+        return cupy, d if isinstance(d, cupy.ndarray) else cupy.asarray(d)
+    if hasattr(d, "__dlpack__") and hasattr(d, "__dlpack_device__"):
+        kind = d.__dlpack_device__()[0]
+        if kind == _DLPACK_CUDA:
+            return _cupy(), _cupy().from_dlpack(d)
+        if kind == _DLPACK_CPU:
+            return np, np.from_dlpack(d)
+    raise TypeError("%s must be a NumPy array, a CuPy array or a CUDA array (__cuda_array_interface__ or DLPack), "
+                    "not %s" % (name, type(d).__name__))
+
+
+def check_right_hand_side(xp, d, name="d", ndim=(1, 2, 3)):
+    if d.dtype.type not in _FLOAT_TYPES:
+        raise TypeError("%s must be float32 or float64, not %s" % (name, d.dtype))
+    if d.ndim not in ndim:
+        raise ValueError("%s must have %s dimensions, not %d" % (name, " or ".join(map(str, ndim)), d.ndim))
+    if xp is np and not d.flags.writeable:
+        raise ValueError("%s is read-only; it is solved in place" % name)
+
+
+def normalize_axis(axis, ndim):
+    if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
+        raise ValueError("axis %r is out of range for %d dimensions (valid: %d..%d)" % (axis, ndim, -ndim, ndim - 1))
+    return int(axis) % ndim
+
+
+def address(xp, x):
+    return x.__array_interface__["data"][0] if xp is np else x.data.ptr
+
+
+def line_set(shape, strides, itemsize, axis):
+    """The lines along `axis` as an x-fastest LineSet ((n, stride, axis) with element strides and
+    the numpy axis of each LineSet axis in `order`), or None when the memory is not one: every
+    axis of more than one element needs a positive stride, the smallest one element, each next
+    one at least the extent of the previous (padding allowed, no overlap)."""
+    big = sorted((k for k in range(len(shape)) if shape[k] > 1), key=lambda k: strides[k])
+    n, stride, span = [], [], 1
+    for k in big:
+        if strides[k] <= 0 or strides[k] % itemsize or strides[k] // itemsize < span:
+            return None
+        n.append(shape[k])
+        stride.append(strides[k] // itemsize)
+        span = stride[-1] * shape[k]
+    if big and stride[0] != 1:
+        return None
+    order = big + [k for k in range(len(shape)) if shape[k] <= 1]
+    while len(n) < 3:  # axes of one element (and missing ones) after the others
+        n.append(1)
+        stride.append(span)
+    order += [None] * (3 - len(order))
+    return (n, stride, order.index(axis)), order
+
+
+def index_of(offset, lines, order):
+    """The numpy index of element `offset` of an array mapped by line_set."""
+    (n, stride, _), index = lines, {}
+    for k in (2, 1, 0):
+        i, offset = divmod(offset, stride[k]) if n[k] > 1 else (0, offset)
+        if order[k] is not None:
+            index[order[k]] = i
+    return tuple(index[k] for k in sorted(index))
+
+
+def compact_like(xp, x):
+    """An uninitialised dense array with x's shape, dtype and axis order."""
+    return xp.empty_like(x, order="K")
