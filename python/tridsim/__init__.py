@@ -9,6 +9,7 @@ Solvers: solve_lines, UniformMatrix (one matrix for every line, factored once),
 solve_block_lines (M x M blocks). Errors: TridsimError, DeckError, SingularMatrixError."""
 from ._core import DeckError, SingularMatrixError, TridsimError
 from ._core import have_cuda as _have_cuda
+from ._block_lines import solve_block_lines
 from ._lines import UniformMatrix, solve_lines
 
-__all__ = ["solve_lines", "UniformMatrix", "TridsimError", "DeckError", "SingularMatrixError"]
+__all__ = ["solve_lines", "UniformMatrix", "solve_block_lines", "TridsimError", "DeckError", "SingularMatrixError"]

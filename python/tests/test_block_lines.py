@@ -1,0 +1,90 @@
+"""tridsim.solve_block_lines on NumPy arrays, against a dense NumPy solve of each line."""
+import numpy as np
+import pytest
+
+import tridsim
+
+
+def dense_reference(a, b, c, d, axis):
+    """Each line along grid axis `axis` assembled as one dense (n m) x (n m) matrix and solved."""
+    m = d.shape[-1]
+    grid = d.shape[:-1]
+    a, b, c = (np.broadcast_to(np.asarray(x, dtype=np.float64), grid + (m, m)) for x in (a, b, c))
+    moved = [np.moveaxis(x, axis, len(grid) - 1) for x in (a, b, c, np.asarray(d, np.float64))]
+    out = np.empty(moved[3].shape)
+    n = grid[axis]
+    for idx in np.ndindex(out.shape[:len(grid) - 1]):
+        A, B, C, D = (x[idx] for x in moved)
+        K = np.zeros((n * m, n * m))
+        for r in range(n):
+            K[r * m:(r + 1) * m, r * m:(r + 1) * m] = B[r]
+            if r > 0:
+                K[r * m:(r + 1) * m, (r - 1) * m:r * m] = A[r]
+            if r + 1 < n:
+                K[r * m:(r + 1) * m, (r + 1) * m:(r + 2) * m] = C[r]
+        out[idx] = np.linalg.solve(K, D.reshape(-1)).reshape(n, m)
+    return np.moveaxis(out, len(grid) - 1, axis)
+
+
+def dominant_blocks(rng, shape, m, dtype):
+    a, c = (rng.uniform(-0.5, 0.5, shape + (m, m)) for _ in range(2))
+    b = rng.uniform(-0.5, 0.5, shape + (m, m)) + (m + 2) * np.eye(m)
+    return [x.astype(dtype) for x in (a, b, c)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 11])
+@pytest.mark.parametrize("grid", [(9,), (5, 7), (3, 4, 6)])
+def test_stored_blocks_every_axis(rng, dtype, m, grid):
+    a, b, c = dominant_blocks(rng, grid, m, dtype)
+    d0 = rng.uniform(-1, 1, grid + (m,)).astype(dtype)
+    tol = 1e-12 if dtype == np.float64 else 1e-4
+    for axis in range(len(grid)):
+        expected = dense_reference(a, b, c, d0, axis)
+        for pivoting in ("partial", "none"):
+            d = d0.copy()
+            assert tridsim.solve_block_lines(a, b, c, d, axis=axis, pivoting=pivoting) is d
+            assert np.abs(d - expected).max() < tol
+        f = np.asfortranarray(d0)  # not C-contiguous: solved through a copy
+        tridsim.solve_block_lines(a, b, c, f, axis=axis)
+        assert np.abs(f - expected).max() < tol
+
+
+@pytest.mark.parametrize("m", [2, 4])
+def test_shared_blocks_are_factored_once(rng, m):
+    grid, axis = (6, 10, 4), 1
+    a, b, c = dominant_blocks(rng, (10,), m, np.float64)  # one block per row, every line
+    shared = [x[:, None, :, :] for x in (a, b, c)]      # broadcasts along axis 1 only
+    d0 = rng.uniform(-1, 1, grid + (m,))
+    d = d0.copy()
+    tridsim.solve_block_lines(*shared, d, axis=axis)
+    assert np.abs(d - dense_reference(*shared, d0, axis)).max() < 1e-12
+    d = d0.copy()
+    tridsim.solve_block_lines(a[0], b[0], c[0], d, axis=2)  # (m, m): the same block on every row
+    assert np.abs(d - dense_reference(a[0], b[0], c[0], d0, 2)).max() < 1e-12
+
+
+def test_pivoting_needed(rng):
+    # pivot blocks close to [[0, 1], [1, 0]]: no pivot without a row exchange
+    b = np.array([[0.0, 4.0], [4.0, 0.0]]) + np.zeros((3, 6, 2, 2))
+    a = rng.uniform(-0.25, 0.25, (3, 6, 2, 2))
+    c = rng.uniform(-0.25, 0.25, (3, 6, 2, 2))
+    a[:, 1:, 0, :] = c[:, :, 0, :] = 0  # the first row of each block row: B's (0, 1) entry only
+    d0 = rng.uniform(-1, 1, (3, 6, 2))
+    d = d0.copy()
+    tridsim.solve_block_lines(a, b, c, d, axis=1, pivoting="partial")
+    assert np.abs(d - dense_reference(a, b, c, d0, 1)).max() < 1e-12
+    with pytest.raises(tridsim.SingularMatrixError, match="singular pivot block"):
+        tridsim.solve_block_lines(a, b, c, d0.copy(), axis=1, pivoting="none")
+
+
+def test_bad_block_arguments():
+    d = np.zeros((4, 5, 2))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        tridsim.solve_block_lines(np.eye(3), np.eye(2), np.eye(2), d)
+    with pytest.raises(ValueError, match="pivoting 'full' is not known"):
+        tridsim.solve_block_lines(np.eye(2), 4 * np.eye(2), np.eye(2), d + 0 * np.ones((4, 5, 1)), pivoting="full")
+    with pytest.raises(ValueError, match="dimensions"):
+        tridsim.solve_block_lines(1, 2, 1, np.zeros(5))
+    with pytest.raises(ValueError, match="CUDA arrays only"):
+        tridsim.solve_block_lines(np.eye(2) + np.zeros((4, 5, 2, 2)), 4 * np.eye(2), np.eye(2), d, algorithm="work-sharing")
