@@ -1,5 +1,6 @@
 #pragma once
-// Progress reporting: a redrawn bar with ETA on a terminal, a plain line every 10% otherwise.
+// Progress reporting (namespace tridsim): a redrawn bar with ETA on a terminal, a plain line every
+// 10% otherwise.
 #include <chrono>
 #include <cstdio>
 #include <string>

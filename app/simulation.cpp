@@ -233,10 +233,10 @@ int run_simulation(const RunOptions& opt) {
   register_builtin_modules();
 
   // 1. Read the deck and apply the command-line overrides.
-  Deck deck = Deck::load(opt.deck);
+  Deck deck = opt.deck_text ? Deck::parse(*opt.deck_text, opt.deck.string()) : Deck::load(opt.deck);
   for (const auto& s : opt.sets) deck.set(s);
   const DeckNode root = deck.root();
-  const std::string name = root.get_or<std::string>("name", opt.deck.stem().string());
+  const std::string name = root.get_or<std::string>("name", opt.deck_text ? "deck" : opt.deck.stem().string());
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
     root.fail("name", "must be a plain file name (the base of every output file, no '/'), got '" + name + "'");
   root.get_or<std::string>("description", "");  // free text for the reader; accepted, not used
@@ -305,7 +305,7 @@ int run_simulation(const RunOptions& opt) {
     if (!w) out_node->fail("formats", unknown_name_message(f, writer_names()));
     if (std::find(writers_wanted.begin(), writers_wanted.end(), w) != writers_wanted.end()) continue;
     if (!w->unavailable.empty()) {  // decks stay portable between builds: skip, and say so
-      if (out_node && out_node->has("formats")) spdlog::warn("{}: {}", out_node->where("formats"), w->unavailable);
+      if (out_node && out_node->has("formats") && opt.files) spdlog::warn("{}: {}", out_node->where("formats"), w->unavailable);
       continue;
     }
     writers_wanted.push_back(w);
@@ -338,7 +338,7 @@ int run_simulation(const RunOptions& opt) {
   const double setup_s = since(t_setup);
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
-  if (opt.mode != RunOptions::Mode::bench)
+  if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files))
     if (const std::string why = output_dir_problem(out_dir); !why.empty())
       fail_output_dir(fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why));
   // Checkpoints and restarts need the module's state.
@@ -390,16 +390,14 @@ int run_simulation(const RunOptions& opt) {
 
   // 3. The output directory and the writers. Files go into a staging directory until the first
   // output is complete; publish() then makes it the output directory (outputs/run_directory.hpp).
+  // An in-process run may write no files (opt.files) and add a writer of its own (opt.capture),
+  // which gets the same fields at the same output times. Without files there is no run_dir, so
+  // no checkpoints either (nor in bench).
   std::optional<RunDirectory> run_dir;
   std::vector<std::unique_ptr<Writer>> writers;
   const std::string device = ctx.backend == Backend::cuda ? cuda_device_name() : "cpu";
   std::deque<std::string> checkpoints;  // file names, oldest first
   if (!bench) {
-    try {
-      run_dir.emplace(out_dir, name);
-    } catch (const Error& e) {
-      fail_output_dir(e.what());
-    }
     const RunAttributes attributes = {
         {"tridsim_version", TRIDSIM_VERSION},
         {"tridsim_revision", TRIDSIM_GIT_REVISION},
@@ -411,13 +409,21 @@ int run_simulation(const RunOptions& opt) {
         {"precision", std::string(to_string(ctx.precision))},
         {"threads", std::to_string(omp_get_max_threads())},
     };
-    for (const auto* w : writers_wanted) {
-      writers.push_back(w->create(WriterSetup{run_dir->path(), name, grid, attributes}));
-      writers.back()->set_dir(run_dir->path());
+    if (opt.files) {
+      try {
+        run_dir.emplace(out_dir, name);
+      } catch (const Error& e) {
+        fail_output_dir(e.what());
+      }
+      for (const auto* w : writers_wanted) {
+        writers.push_back(w->create(WriterSetup{run_dir->path(), name, grid, attributes}));
+        writers.back()->set_dir(run_dir->path());
+      }
     }
+    if (opt.capture) writers.push_back(opt.capture(WriterSetup{{}, name, grid, attributes}));
     // A restart continues the previous result in the directory: its outputs before this run's
     // first step, and its checkpoints up to the one restarted from, are carried over.
-    if (resumed && run_dir->previous_result_is(name)) {
+    if (resumed && run_dir && run_dir->previous_result_is(name)) {
       for (auto& w : writers) w->resume(run_dir->dir(), offset + first);
       const std::regex numbered(name + "_checkpoint_([0-9]+)\\.h5");
       std::vector<std::pair<long, std::string>> found;
@@ -519,7 +525,7 @@ int run_simulation(const RunOptions& opt) {
       module->step(time.t0, time.dt);
       module->wait();
     }
-    if (!bench) signals.emplace();
+    if (!bench && opt.catch_signals) signals.emplace();
     Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady));
     // Steps may be queued on a device: the clock runs from the first step after the last look at
     // the results to the end of the wait before the next look.
@@ -533,10 +539,11 @@ int run_simulation(const RunOptions& opt) {
       done = s;
       t = steady ? t : time_after(s);
       const long step = offset + s;
-      stop_signal = g_stop_signal;
+      stop_signal = signals ? int(g_stop_signal) : 0;
+      if (opt.on_step && opt.on_step(step, t, time.end)) stop_signal = SIGINT;
       const bool write = !bench && ((every > 0 && step % every == 0) || line.ends_stretch(s));
       const bool diagnose = step % diag_every == 0 || s == steps || write;
-      const bool save = checkpoint && ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
+      const bool save = run_dir && checkpoint && ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
                                        (checkpoint->wall > 0 && since(last_checkpoint) >= checkpoint->wall));
       if (diagnose || write || save || stop_signal) {
         module->wait();
@@ -544,7 +551,7 @@ int run_simulation(const RunOptions& opt) {
         step_s += wall;
         if (diagnose) diagnostics_row(step, t, wall / double(queued));
         if (write) write_fields(step, t);
-        if (save || (stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
+        if (save || (run_dir && stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
         queued = 0;
       }
       progress.update(s - first, t);
@@ -584,17 +591,21 @@ int run_simulation(const RunOptions& opt) {
     if (norms) fmt::print("error of {} at t = {:.6g}: L2 {:.3e}, max {:.3e}\n", norms->field, t, norms->l2, norms->max);
   }
   if (bench) return 0;
-  write_file_atomically(run_dir->path() / "summary.json",
-                        summary(stop_signal ? "stopped" : "complete").dump(2) + "\n");
-  run_dir->finish();
+  const std::string summary_text = summary(stop_signal ? "stopped" : "complete").dump(2) + "\n";
+  if (run_dir) {
+    write_file_atomically(run_dir->path() / "summary.json", summary_text);
+    run_dir->finish();
+  }
+  if (opt.on_summary) opt.on_summary(summary_text);
   if (stop_signal) {
-    fmt::print(stderr, "stopped by {} after step {} (t = {:.6g}); the outputs so far are in {}\n", strsignal(stop_signal),
-               offset + done, t, out_dir.string());
-    if (!stop_checkpoint.empty())
+    if (run_dir)
+      fmt::print(stderr, "stopped by {} after step {} (t = {:.6g}); the outputs so far are in {}\n",
+                 strsignal(stop_signal), offset + done, t, out_dir.string());
+    if (!stop_checkpoint.empty() && !opt.deck_text)
       fmt::print(stderr, "continue with: tridsim run {} --restart {}\n", opt.deck.string(), stop_checkpoint.string());
     return 128 + stop_signal;
   }
-  if (!opt.quiet) fmt::print("results in {}\n", out_dir.string());
+  if (!opt.quiet && run_dir) fmt::print("results in {}\n", out_dir.string());
   return 0;
 }
 

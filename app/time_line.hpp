@@ -1,8 +1,8 @@
 #pragma once
-// The steps of a run: from t0 to end in steps of dt, each stretch between output times ending
-// exactly on its output time (its last step shortened). The time after every step is computed
-// from the start of its stretch (start + j dt), never accumulated, so it is the same number
-// whichever way the run got there (a restart included).
+// The steps of a run (namespace tridsim): from t0 to end in steps of dt, each stretch between
+// output times ending exactly on its output time (its last step shortened). The time after every
+// step is computed from the start of its stretch (start + j dt), never accumulated, so it is the
+// same number whichever way the run got there (a restart included).
 #include <optional>
 #include <vector>
 

@@ -5,6 +5,15 @@ install(TARGETS tridsim_lib EXPORT tridsimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tridsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The installed program (and Python module) find a shared libtridsim in the prefix's library
+# folder wherever the prefix is moved: RPATH relative to their own folder ($ORIGIN).
+file(RELATIVE_PATH _tridsim_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+set_target_properties(tridsim PROPERTIES INSTALL_RPATH "$ORIGIN/${_tridsim_bin_to_lib}")
+if(TARGET tridsim_python AND DEFINED TRIDSIM_PYTHON_INSTALL_DIR)
+  file(RELATIVE_PATH _tridsim_py_to_lib ${CMAKE_INSTALL_PREFIX}/${TRIDSIM_PYTHON_INSTALL_DIR}/tridsim
+                  ${CMAKE_INSTALL_FULL_LIBDIR})
+  set_target_properties(tridsim_python PROPERTIES INSTALL_RPATH "$ORIGIN/${_tridsim_py_to_lib}")
+endif()
 foreach(dir core solvers outputs physics app)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tridsim
     FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")

@@ -1,7 +1,7 @@
 #pragma once
-// Aligned vector storage: 64-byte alignment so SIMD loops start on a cache line; large arrays
-// (fields) are aligned to 2 MiB and marked for transparent huge pages, so that sweeps along
-// y and z, which touch one row per page, do not thrash the TLB.
+// Aligned vector storage (namespace tridsim): 64-byte alignment so SIMD loops start on a cache
+// line; large arrays (fields) are aligned to 2 MiB and marked for transparent huge pages, so that
+// sweeps along y and z, which touch one row per page, do not thrash the TLB.
 #include <cstddef>
 #include <new>
 #include <vector>

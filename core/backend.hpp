@@ -1,6 +1,7 @@
 #pragma once
-// Where a run computes: the deck key `backend`, the --backend option, `tridsim info` and
-// summary.json all read kBackendNames. A module sees cpu or cuda (auto is resolved first).
+// Where a run computes (namespace tridsim): the deck key `backend`, the --backend option, `tridsim
+// info` and summary.json all read kBackendNames. A module sees cpu or cuda (auto is resolved
+// first).
 #include <string>
 #include <string_view>
 

@@ -1,6 +1,6 @@
 #pragma once
-// Boundary conditions of a box: the kind of each face (core/boundary_kind.hpp) and its data, an
-// expression of x, y, z, t.
+// Boundary conditions of a box (namespace tridsim): the kind of each face (core/boundary_kind.hpp)
+// and its data, an expression of x, y, z, t.
 // A face is a 2-D array over its own axes p < q (the two other axes), x-fastest:
 // face node (ip, iq) <-> grid node with index `fixed` along `axis`.
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// Kinds of boundary condition on one face of the grid.
+// Kinds of boundary condition on one face of the grid (namespace tridsim).
 #include "core/names.hpp"
 
 namespace tridsim {

@@ -1,10 +1,10 @@
 #pragma once
-// Coupled (cross-) diffusion of an M-vector u along one axis with a constant M x M diffusion
-// matrix D: the rows of the implicit lines I - w D d^2/dx^2, written once for the CPU loops and
-// the CUDA kernels (a block generator of the block-tridiagonal contract,
-// solvers/block_tridiagonal/block_rows.hpp). Entry (i, j) of each block is the scalar diffusion
-// row of core/diffusion.hpp with coefficient w D_ij, less the identity off the diagonal: interior
-// rows -wD, I + 2wD, -wD; Neumann ends half cells (I + 2wD, -2wD); Dirichlet ends identity rows.
+// Coupled (cross-) diffusion (namespace tridsim) of an M-vector u along one axis with a constant
+// M x M diffusion matrix D: the rows of the implicit lines I - w D d^2/dx^2, written once for the
+// CPU loops and the CUDA kernels (a block generator of the block-tridiagonal contract,
+// solvers/block_tridiagonal/block_rows.hpp). Entry (i, j) of each block is the scalar diffusion row
+// of core/diffusion.hpp with coefficient w D_ij, less the identity off the diagonal: interior rows
+// -wD, I + 2wD, -wD; Neumann ends half cells (I + 2wD, -2wD); Dirichlet ends identity rows.
 #include "core/diffusion.hpp"
 #include "core/host_device.hpp"
 #include "core/types.hpp"

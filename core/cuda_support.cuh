@@ -1,6 +1,7 @@
 #pragma once
-// CUDA helpers shared by the modules' .cu files: a checked call (file:line and the CUDA error
-// string in a tridsim::Error) and a device array that frees itself. Include only from .cu files.
+// CUDA helpers shared by the modules' .cu files (namespace tridsim::cuda): a checked call
+// (file:line and the CUDA error string in a tridsim::Error) and a device array that frees itself.
+// Include only from .cu files.
 #include <cuda_runtime.h>
 
 #include <cstddef>

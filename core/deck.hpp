@@ -1,5 +1,5 @@
 #pragma once
-// The input deck: YAML turned into typed values, with file:line in every error.
+// The input deck (namespace tridsim): YAML turned into typed values, with file:line in every error.
 // A module asks for the keys it knows (get, get_or, get_enum, get_file, child, has); whatever
 // the deck holds that nobody asked for is an unknown key, reported by check_unknown_keys()
 // with a suggestion.

@@ -1,4 +1,6 @@
 #pragma once
+// The CUDA devices this build and machine offer (namespace tridsim): count, name, free memory and
+// the summary `tridsim info` prints. Without CUDA: no devices.
 #include <cstddef>
 #include <string>
 

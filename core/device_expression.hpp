@@ -1,8 +1,8 @@
 #pragma once
-// A deck expression evaluated on the GPU: translated to CUDA C++ (core/expression_translate.hpp),
-// compiled once per process with NVRTC for the current device and launched on a stream.
-// Values are computed in double, as muparser does on the CPU, and cast to T; coordinates are
-// Grid::coord's own values (computed on the host, uploaded once per grid).
+// A deck expression evaluated on the GPU (namespace tridsim): translated to CUDA C++
+// (core/expression_translate.hpp), compiled once per process with NVRTC for the current device and
+// launched on a stream. Values are computed in double, as muparser does on the CPU, and cast to T;
+// coordinates are Grid::coord's own values (computed on the host, uploaded once per grid).
 // Built only when TRIDSIM_HAVE_CUDA; no CUDA headers here (streams are passed as void*).
 #include <memory>
 #include <string>

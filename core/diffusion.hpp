@@ -1,7 +1,7 @@
 #pragma once
-// The vertex-centred diffusion operator d/dx(k d/dx) along one axis and the rows of its implicit
-// lines I - w A, written once for the CPU loops and the CUDA kernels of every module that
-// diffuses (heat, glioma):
+// The vertex-centred diffusion operator d/dx(k d/dx) along one axis (namespace tridsim) and the
+// rows of its implicit lines I - w A, written once for the CPU loops and the CUDA kernels of every
+// module that diffuses (heat, glioma):
 //  - face_mean: k at the face between two nodes (arithmetic, or harmonic: 0 next to a node
 //    with k = 0, so such a node is decoupled);
 //  - diffusion_difference: kr (u+ - u) - kl (u - u-), the flux difference at a node (times

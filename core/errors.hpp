@@ -1,6 +1,6 @@
 #pragma once
-// Typed errors. Anything a user can cause (bad deck, missing file, unstable parameters,
-// non-finite values) is an Error; the program prints its message and exits non-zero.
+// Typed errors (namespace tridsim). Anything a user can cause (bad deck, missing file, unstable
+// parameters, non-finite values) is an Error; the program prints its message and exits non-zero.
 #include <stdexcept>
 #include <string>
 

@@ -1,8 +1,8 @@
 #pragma once
-// Expressions of x, y, z, t and the deck's named constants ("sin(pi*x)*exp(-k*t)"),
-// evaluated with muparser. Parsing errors become DeckErrors at the deck line that holds them.
-// An expression may name further variables (e.g. the species of a reaction, "u*v^2"): their
-// values are passed to eval() in the order given at construction.
+// Expressions (namespace tridsim) of x, y, z, t and the deck's named constants
+// ("sin(pi*x)*exp(-k*t)"), evaluated with muparser. Parsing errors become DeckErrors at the deck
+// line that holds them. An expression may name further variables (e.g. the species of a reaction,
+// "u*v^2"): their values are passed to eval() in the order given at construction.
 #include <map>
 #include <memory>
 #include <string>

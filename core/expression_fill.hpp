@@ -1,8 +1,8 @@
 #pragma once
-// A deck expression at every node of a grid, evaluated on the backend that runs the module:
-// muparser on the CPU; with cuda, compiled for the device (core/device_expression.hpp),
-// evaluated there and copied back, so that large initial fields and coefficients do not wait
-// for the host. Both agree to rounding.
+// A deck expression at every node of a grid, evaluated on the backend that runs the module
+// (namespace tridsim): muparser on the CPU; with cuda, compiled for the device
+// (core/device_expression.hpp), evaluated there and copied back, so that large initial fields and
+// coefficients do not wait for the host. Both agree to rounding.
 #include <string>
 
 #include "core/backend.hpp"

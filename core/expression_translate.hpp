@@ -1,7 +1,8 @@
 #pragma once
-// Deck expressions (muparser syntax) translated into CUDA C++: a `double` expression of the
-// variables x, y, z, t, with the deck's named constants inlined. The GPU compiles it with NVRTC
-// (core/device_expression.hpp); muparser stays the CPU's evaluator. Supported, as muparser 2.3:
+// Deck expressions (muparser syntax) translated into CUDA C++ (namespace tridsim): a `double`
+// expression of the variables x, y, z, t, with the deck's named constants inlined. The GPU compiles
+// it with NVRTC (core/device_expression.hpp); muparser stays the CPU's evaluator. Supported, as
+// muparser 2.3:
 //   numbers (2, .5, 1e-3), x y z t, named constants, pi e _pi _e;
 //   + - * / ^ (right-associative, above unary minus: -2^2 = -4), unary + -,
 //   < > <= >= == != (1 or 0), && ||, c ? a : b (lowest, right-associative);

@@ -1,9 +1,9 @@
 #pragma once
-// Field statistics and error norms, written once for the host loops and the device reductions
-// of every module: min, max, a sum (plain, or with the trapezoidal rule's node weights: an
-// integral) and the measures of up to two level sets {u >= threshold}. Sums are in double on
-// both backends. A NaN anywhere is made visible (min, max and sum all NaN), never skipped by a
-// min or max.
+// Field statistics and error norms (namespace tridsim), written once for the host loops and the
+// device reductions of every module: min, max, a sum (plain, or with the trapezoidal rule's node
+// weights: an integral) and the measures of up to two level sets {u >= threshold}. Sums are in
+// double on both backends. A NaN anywhere is made visible (min, max and sum all NaN), never skipped
+// by a min or max.
 #include <cmath>
 #include <limits>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Floating-point environment of the compute threads.
+// Floating-point environment of the compute threads (namespace tridsim).
 #include <omp.h>
 #if defined(__SSE__) || defined(__x86_64__)
 #include <xmmintrin.h>

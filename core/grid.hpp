@@ -1,6 +1,6 @@
 #pragma once
-// A uniform, vertex-centred grid of 1, 2 or 3 dimensions. Nodes include the boundary:
-// x_i = lo + i*h, i = 0..n-1, h = (hi-lo)/(n-1). Arrays over the grid are x-fastest:
+// A uniform, vertex-centred grid of 1, 2 or 3 dimensions (namespace tridsim). Nodes include the
+// boundary: x_i = lo + i*h, i = 0..n-1, h = (hi-lo)/(n-1). Arrays over the grid are x-fastest:
 // the value of node (i,j,k) sits at index i + nx*(j + ny*k). Unused axes have n = 1.
 #include <array>
 

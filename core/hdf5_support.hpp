@@ -1,6 +1,6 @@
 #pragma once
-// Small helpers over the HDF5 C API shared by every reader and writer of HDF5 files (outputs,
-// checkpoints, tissue maps, Poisson sources).
+// Small helpers over the HDF5 C API (namespace tridsim) shared by every reader and writer of HDF5
+// files (outputs, checkpoints, tissue maps, Poisson sources).
 #include <hdf5.h>
 
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
-// The interface every physics module implements, and the registry the driver finds it in.
-// A module owns its fields and its time-stepping scheme; the driver owns time, output
+// The interface every physics module implements, and the registry the driver finds it in (namespace
+// tridsim). A module owns its fields and its time-stepping scheme; the driver owns time, output
 // cadence, progress and the summary. See docs/extending.md.
 #include <functional>
 #include <memory>

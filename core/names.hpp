@@ -1,6 +1,6 @@
 #pragma once
-// One table per choice: the names of an enum's values, read by parsing (decks, the command
-// line), printing and the lists of valid names in errors.
+// One table per choice (namespace tridsim): the names of an enum's values, read by parsing (decks,
+// the command line), printing and the lists of valid names in errors.
 //
 //   inline constexpr NameEntry<Method> kMethodNames[] = {
 //       {"auto", Method::automatic}, {"bcr", Method::bcr, "block cyclic reduction"}};

@@ -1,6 +1,6 @@
 #pragma once
 // Finding and naming values that are not finite (NaN, +inf, -inf), for the messages of deck
-// checks and of a run that diverges.
+// checks and of a run that diverges (namespace tridsim).
 #include <optional>
 #include <string>
 

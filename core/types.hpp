@@ -1,5 +1,5 @@
 #pragma once
-// Basic types shared by every part of tridsim.
+// Basic types shared by every part of tridsim (namespace tridsim).
 #include <cstddef>
 #include <string_view>
 

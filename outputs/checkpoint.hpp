@@ -1,7 +1,8 @@
 #pragma once
-// Checkpoint files: one HDF5 file with a module's state (Module::state) and what is needed to
-// continue the run from it: the step, the time, the grid, the module and precision, the resolved
-// deck, tridsim's version and revision. Written under a temporary name and renamed when complete.
+// Checkpoint files (namespace tridsim): one HDF5 file with a module's state (Module::state) and
+// what is needed to continue the run from it: the step, the time, the grid, the module and
+// precision, the resolved deck, tridsim's version and revision. Written under a temporary name and
+// renamed when complete.
 //
 // Layout: attributes dim, step (int64), time (double), n (int64[3]), lo, hi (double[3]); datasets
 // format, module, precision, version, revision, deck (text as bytes); /state/NAME, one per array.

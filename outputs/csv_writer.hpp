@@ -1,8 +1,8 @@
 #pragma once
-// CSV time series (one row per call, e.g. step, time, norms), written in place and valid at every
-// moment: each row reaches the file in one write, and a row that cannot be written whole (a full
-// disk) is cut off again, so a reader never sees a partial row. Numbers are written in the
-// shortest form that reads back exactly.
+// CSV time series (namespace tridsim; one row per call, e.g. step, time, norms), written in place
+// and valid at every moment: each row reaches the file in one write, and a row that cannot be
+// written whole (a full disk) is cut off again, so a reader never sees a partial row. Numbers are
+// written in the shortest form that reads back exactly.
 #include <filesystem>
 #include <span>
 #include <string>

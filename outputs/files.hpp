@@ -1,5 +1,6 @@
 #pragma once
-// Atomic file output: write to a temporary name beside the target, rename when complete.
+// Atomic file output (namespace tridsim): write to a temporary name beside the target, rename when
+// complete.
 #include <cstddef>
 #include <filesystem>
 #include <string>

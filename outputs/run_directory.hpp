@@ -1,6 +1,6 @@
 #pragma once
-// A run's output directory, published whole: what a reader finds in it is either the previous
-// result or this run's, never a mix of the two.
+// A run's output directory, published whole (namespace tridsim): what a reader finds in it is
+// either the previous result or this run's, never a mix of the two.
 //
 // The run writes into a staging directory beside the output directory (`.DIR.tridsim-new`) until
 // its first output is complete; publish() then swaps the two directories in one rename

@@ -1,12 +1,12 @@
 #pragma once
-// Writers, and the registry the deck's `output.formats` names them from. A run creates its
-// writers before the first step, calls write() at each output time and write_diagnostics() at
-// each diagnostics step. The files go into dir(): a staging directory until the first output is
-// complete, then the output directory (outputs/run_directory.hpp publishes the one as the other,
-// and set_dir() tells the writer), so form paths from dir() when writing. After each write()
-// returns, the writer's files must be a valid result holding every output so far (write data,
-// flush, then replace index files atomically): a run stopped at any moment, or one that fails,
-// keeps what it wrote. See docs/extending.md, "Adding an output format".
+// Writers, and the registry the deck's `output.formats` names them from (namespace tridsim). A run
+// creates its writers before the first step, calls write() at each output time and
+// write_diagnostics() at each diagnostics step. The files go into dir(): a staging directory until
+// the first output is complete, then the output directory (outputs/run_directory.hpp publishes the
+// one as the other, and set_dir() tells the writer), so form paths from dir() when writing. After
+// each write() returns, the writer's files must be a valid result holding every output so far
+// (write data, flush, then replace index files atomically): a run stopped at any moment, or one
+// that fails, keeps what it wrote. See docs/extending.md, "Adding an output format".
 #include <filesystem>
 #include <functional>
 #include <memory>

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the writers in outputs/; not part of the writer API.
+// Helpers shared by the writers in outputs/ (namespace tridsim::output_detail); not part of the
+// writer API.
 #include <filesystem>
 #include <span>
 #include <string>

@@ -1,7 +1,8 @@
 #pragma once
-// BVP module: the steady two-point problem -u'' = f on [lo, hi] (a 1D grid) with a Dirichlet or
-// Neumann condition at each end, discretized by the 3-point difference (physics/bvp/
-// discretization.hpp) and solved once as two linear recurrences (solvers/recurrence/):
+// BVP module (namespace tridsim): the steady two-point problem -u'' = f on [lo, hi] (a 1D grid)
+// with a Dirichlet or Neumann condition at each end, discretized by the 3-point difference
+// (physics/bvp/discretization.hpp) and solved once as two linear recurrences
+// (solvers/recurrence/):
 //   algorithm:  sequential (the paper's A1) | divide-and-conquer (A2) | auto
 //   arithmetic: double | float | mixed (A2SD) | compensated | auto
 // u is stored in the deck's precision (double for arithmetic double, float for the others).

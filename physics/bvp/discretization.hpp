@@ -1,6 +1,6 @@
 #pragma once
-// -u'' = f on the vertex-centred grid x_i = lo + i h, i = 0..N-1, with the 3-point difference
-// and one boundary condition per end, turned into the almost-Toeplitz system of
+// -u'' = f (namespace tridsim::bvp) on the vertex-centred grid x_i = lo + i h, i = 0..N-1, with the
+// 3-point difference and one boundary condition per end, turned into the almost-Toeplitz system of
 // solvers/recurrence (rows scaled by h^2):
 //   Dirichlet end  u = g           the node is known; its neighbour's row gets + g (row (2, -1))
 //   Neumann end    du/dn = g       (outward derivative: -u'(lo) at lo, u'(hi) at hi) the node is

@@ -1,6 +1,7 @@
 #pragma once
-// The test problems P1 (12) and P2 (13) of the paper: -u'' = f on [0, 1], u'(0) = 0, u(1) = 0,
-// with n unknowns x_i = i/n, i = 0..n-1 (grid of n+1 nodes), and the relative error (14).
+// The test problems P1 (12) and P2 (13) of the paper (namespace tridsim::bvp): -u'' = f on [0, 1],
+// u'(0) = 0, u(1) = 0, with n unknowns x_i = i/n, i = 0..n-1 (grid of n+1 nodes), and the relative
+// error (14).
 #include <cmath>
 #include <numbers>
 #include <vector>

@@ -1,10 +1,11 @@
 #pragma once
-// Line matrices I - w A_axis of the glioma diffusion operator, generated from precomputed face
-// diffusivities: F[o] is D at the face between node o and its neighbour o + stride along the
-// axis (the harmonic mean of theirs; 0 at a line's last node). The rows are diffusion_row's
-// with no-flux (Neumann, half-cell) ends, as the GPU's DiffusionRows generates them from D, but
-// the harmonic means are not recomputed in every sweep (two divisions per element fewer).
-// A coefficient source for tridiag::solve_lines (load_line / load_row, see coefficients.hpp).
+// Line matrices I - w A_axis of the glioma diffusion operator (namespace tridsim::glioma),
+// generated from precomputed face diffusivities: F[o] is D at the face between node o and its
+// neighbour o + stride along the axis (the harmonic mean of theirs; 0 at a line's last node). The
+// rows are diffusion_row's with no-flux (Neumann, half-cell) ends, as the GPU's DiffusionRows
+// generates them from D, but the harmonic means are not recomputed in every sweep (two divisions
+// per element fewer). A coefficient source for tridiag::solve_lines (load_line / load_row, see
+// coefficients.hpp).
 #include "core/diffusion.hpp"
 #include "core/types.hpp"
 

@@ -1,5 +1,6 @@
 #pragma once
-// Glioma module: the proliferation-invasion (Fisher-Kolmogorov) model of tumour growth
+// Glioma module (namespace tridsim): the proliferation-invasion (Fisher-Kolmogorov) model of
+// tumour growth
 //   dc/dt = div(D(x) grad c) + rho c (1 - c)
 // in the brain, no flux through its boundary. c is the normalized tumour cell density,
 // D = D_white * white + D_grey * grey from the tissue fractions (zero in CSF and background),

@@ -1,7 +1,7 @@
 #pragma once
-// The glioma module's density and steps on a CUDA device. GliomaModule keeps the deck, tissue
-// maps and output logic; the density c and the diffusivity D stay in device memory and c
-// crosses to the host only for output. Same discretization and order of operations as the
+// The glioma module's density and steps on a CUDA device (namespace tridsim). GliomaModule keeps
+// the deck, tissue maps and output logic; the density c and the diffusivity D stay in device memory
+// and c crosses to the host only for output. Same discretization and order of operations as the
 // CPU path (glioma.cpp), so both backends agree to rounding.
 #include <array>
 #include <memory>

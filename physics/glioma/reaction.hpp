@@ -1,6 +1,6 @@
 #pragma once
 // The glioma model's reaction dc/dt = rho c (1 - c), written once for the CPU loops and the
-// CUDA kernels.
+// CUDA kernels (namespace tridsim).
 #include <cmath>
 
 #include "core/host_device.hpp"

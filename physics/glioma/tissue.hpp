@@ -1,7 +1,7 @@
 #pragma once
-// Tissue maps of the glioma module: white- and grey-matter fractions (0..1) at every grid node.
-// Each map is either an expression of x, y, z (a synthetic phantom written in the deck) or a
-// file resampled to the grid by trilinear interpolation:
+// Tissue maps of the glioma module (namespace tridsim::glioma): white- and grey-matter fractions
+// (0..1) at every grid node. Each map is either an expression of x, y, z (a synthetic phantom
+// written in the deck) or a file resampled to the grid by trilinear interpolation:
 //   white: "r < 0.8 ? 1 : 0"                               expression
 //   white: {file: wm.nii.gz}                               NIfTI-1/2 (.nii, .nii.gz), placed by its sform/qform
 //   white: {file: maps.h5, dataset: white,                 HDF5 dataset, shape (nz, ny, nx), x fastest,

@@ -1,8 +1,8 @@
 #pragma once
 // The boundary data of one heat step (heat.cpp, "boundary data of a step"), written once for the
-// host and the device: prepare_face_data says which face gets which data, over an executor that
-// owns the arrays (host vectors, or device memory and kernels); FaceOperator is the operator M_b
-// the Dirichlet faces need, one face node at a time.
+// host and the device (namespace tridsim): prepare_face_data says which face gets which data, over
+// an executor that owns the arrays (host vectors, or device memory and kernels); FaceOperator is
+// the operator M_b the Dirichlet faces need, one face node at a time.
 #include <cstddef>
 
 #include "core/boundary.hpp"

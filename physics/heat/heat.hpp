@@ -1,6 +1,6 @@
 #pragma once
-// Heat module: du/dt = div(kappa grad u) + f on a box in 1, 2 or 3 dimensions, second order
-// in space (vertex-centred differences, half cells at Neumann faces) and time:
+// Heat module (namespace tridsim): du/dt = div(kappa grad u) + f on a box in 1, 2 or 3 dimensions,
+// second order in space (vertex-centred differences, half cells at Neumann faces) and time:
 //   crank-nicolson (1D), peaceman-rachford (2D), douglas (delta form, theta = 1/2; 2D and 3D).
 // Every implicit stage is a batch of tridiagonal line solves whose right-hand side is formed
 // inside the solver's load and whose result is applied inside its store, so a Douglas step

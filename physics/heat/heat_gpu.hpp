@@ -1,7 +1,8 @@
 #pragma once
-// The heat module's fields and ADI sweeps on a CUDA device. HeatModule keeps the host-side
-// logic (deck, matrices) and hands the arrays over; the fields, sources and boundary data of
-// each step are made in device memory, and cross to the host only for output and error norms.
+// The heat module's fields and ADI sweeps on a CUDA device (namespace tridsim). HeatModule keeps
+// the host-side logic (deck, matrices) and hands the arrays over; the fields, sources and boundary
+// data of each step are made in device memory, and cross to the host only for output and error
+// norms.
 #include <array>
 #include <memory>
 #include <vector>

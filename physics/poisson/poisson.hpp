@@ -1,7 +1,7 @@
 #pragma once
-// Poisson module: the steady problem -Lap u = f on a rectangle / box with Dirichlet values on
-// every face (expressions of x, y, z), vertex-centred 5- / 7-point differences (3-point in 1D),
-// solved once by a fast direct method (solvers/cyclic_reduction/poisson.hpp):
+// Poisson module (namespace tridsim): the steady problem -Lap u = f on a rectangle / box with
+// Dirichlet values on every face (expressions of x, y, z), vertex-centred 5- / 7-point differences
+// (3-point in 1D), solved once by a fast direct method (solvers/cyclic_reduction/poisson.hpp):
 //   bcr (radix-2 block cyclic reduction), bcr4 (radix-4), fft (sine transforms), auto.
 // f is an expression or a dataset of an HDF5 file over the grid's nodes. With `exact:` the
 // run reports the error norms and writes the error field next to u.

@@ -1,7 +1,8 @@
 #pragma once
-// The poisson module's cuda backend: the right-hand side goes to the device once, is solved
-// there (solvers/cyclic_reduction/cuda/poisson_cuda.hpp) and the solution comes back once.
-// Refinement runs on the device, only with `refine: on` (cr::PoissonCuda). Built only with CUDA.
+// The poisson module's cuda backend (namespace tridsim): the right-hand side goes to the device
+// once, is solved there (solvers/cyclic_reduction/cuda/poisson_cuda.hpp) and the solution comes
+// back once. Refinement runs on the device, only with `refine: on` (cr::PoissonCuda). Built only
+// with CUDA.
 #include <memory>
 
 #include "solvers/cyclic_reduction/poisson_box.hpp"

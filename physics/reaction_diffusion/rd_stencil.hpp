@@ -1,8 +1,9 @@
 #pragma once
-// The coupled diffusion operator of the reaction-diffusion module and the rows of its implicit
-// lines, written once for the CPU loops and the CUDA kernels. u is an x-fastest array of
-// M-vectors, interleaved per node (u[o*M + s]); D is an M x M matrix, constant or given per node
-// (D[(o*M + i)*M + j]), its value at a face the arithmetic mean of the two nodes'.
+// The coupled diffusion operator of the reaction-diffusion module (namespace tridsim::rd) and the
+// rows of its implicit lines, written once for the CPU loops and the CUDA kernels. u is an
+// x-fastest array of M-vectors, interleaved per node (u[o*M + s]); D is an M x M matrix, constant
+// or given per node (D[(o*M + i)*M + j]), its value at a face the arithmetic mean of the two
+// nodes'.
 //   (A u)_i = sum_axes sum_j [D+_ij (u+_j - u_j) - D-_ij (u_j - u-_j)] / h^2
 // on the vertex-centred grid, a missing neighbour mirrored (half cells at Neumann faces, whose
 // flux data enter as a separate source). Row r of a line of I - w A - c J (w = theta dt / h^2,

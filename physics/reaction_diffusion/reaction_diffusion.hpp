@@ -1,5 +1,6 @@
 #pragma once
-// Reaction-diffusion module: M species u = (u_1..u_M) on a box in 1, 2 or 3 dimensions,
+// Reaction-diffusion module (namespace tridsim): M species u = (u_1..u_M) on a box in 1, 2 or
+// 3 dimensions,
 //   du/dt = sum_axes d/dx_a (D d/dx_a u) + R(u, x, t),
 // D an M x M diffusion matrix (constant, or entries given as expressions of x, y, z: coupled or
 // cross diffusion), R the deck's reaction expressions. Vertex-centred second differences,

@@ -1,10 +1,10 @@
 #pragma once
-// The reaction-diffusion module's state and steps on a CUDA device. ReactionDiffusionModule keeps
-// the deck and the output; u (interleaved per node) stays in device memory and crosses to the
-// host only for output. Same discretization and order of operations as the CPU path
-// (reaction_diffusion.cpp): the stencils and block rows of rd_stencil.hpp, the block-tridiagonal
-// GPU solvers (solvers/block_tridiagonal/cuda), and the reactions as device code that NVRTC
-// compiles from the deck's expressions (Reactions::device_source).
+// The reaction-diffusion module's state and steps on a CUDA device (namespace tridsim).
+// ReactionDiffusionModule keeps the deck and the output; u (interleaved per node) stays in device
+// memory and crosses to the host only for output. Same discretization and order of operations as
+// the CPU path (reaction_diffusion.cpp): the stencils and block rows of rd_stencil.hpp, the
+// block-tridiagonal GPU solvers (solvers/block_tridiagonal/cuda), and the reactions as device code
+// that NVRTC compiles from the deck's expressions (Reactions::device_source).
 #include <array>
 #include <memory>
 #include <string>

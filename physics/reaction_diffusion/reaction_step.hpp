@@ -1,8 +1,9 @@
 #pragma once
-// The reaction ODE du/dt = R(u, x, t) at one node, integrated and linearized by formulas written
-// once for the CPU loops and for the device code that NVRTC compiles from the deck's expressions
-// (reaction_kernels.cpp embeds this header's text in that source). Hence: no includes under
-// NVRTC, double arithmetic, M <= kMaxSpecies. `rates(v, t, out)` writes R(v, t) at the node.
+// The reaction ODE du/dt = R(u, x, t) at one node (namespace tridsim::rd), integrated and
+// linearized by formulas written once for the CPU loops and for the device code that NVRTC compiles
+// from the deck's expressions (reaction_kernels.cpp embeds this header's text in that source).
+// Hence: no includes under NVRTC, double arithmetic, M <= kMaxSpecies. `rates(v, t, out)` writes
+// R(v, t) at the node.
 #ifndef __CUDACC_RTC__
 #include <cmath>
 #endif

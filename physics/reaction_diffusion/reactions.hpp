@@ -1,10 +1,10 @@
 #pragma once
-// The deck's reaction terms R(u, x, y, z, t) of the reaction-diffusion module: M expressions of
-// the species names, x, y, z, t and the deck's constants, optionally their Jacobian (else forward
-// differences, reaction_step.hpp) and the exact flow of du/dt = R over a time tau (expressions of
-// the species, x, y, z, t and tau). The CPU evaluates them with muparser; the GPU runs the same
-// integrators as device code that NVRTC compiles from the translated expressions
-// (device_source()).
+// The deck's reaction terms R(u, x, y, z, t) of the reaction-diffusion module (namespace
+// tridsim::rd): M expressions of the species names, x, y, z, t and the deck's constants, optionally
+// their Jacobian (else forward differences, reaction_step.hpp) and the exact flow of du/dt = R over
+// a time tau (expressions of the species, x, y, z, t and tau). The CPU evaluates them with
+// muparser; the GPU runs the same integrators as device code that NVRTC compiles from the
+// translated expressions (device_source()).
 #include <optional>
 #include <string>
 #include <vector>

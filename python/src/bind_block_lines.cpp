@@ -122,11 +122,11 @@ void bind_block_lines(py::module_& m) {
              if (d.is_double) {
                const auto& f = M.device<double>(on.device());
                py::gil_scoped_release release;
-               blocktri::solve_lines_cuda<double>(d.lines, f, {data<double>(d), m}, alg, s);
+               blocktri::solve_lines_cuda<double>(d.lines, f, blocktri::InterleavedAccess<double>{data<double>(d), m}, alg, s);
              } else {
                const auto& f = M.device<float>(on.device());
                py::gil_scoped_release release;
-               blocktri::solve_lines_cuda<float>(d.lines, f, {data<float>(d), m}, alg, s);
+               blocktri::solve_lines_cuda<float>(d.lines, f, blocktri::InterleavedAccess<float>{data<float>(d), m}, alg, s);
              }
            })
 #endif
@@ -141,8 +141,10 @@ void bind_block_lines(py::module_& m) {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     py::gil_scoped_release release;
     if (d.is_double)
-      blocktri::solve_lines_cuda<double>(d.lines, blocks<double>(a, b, c, m), {data<double>(d), m}, alg, piv, s);
-    else blocktri::solve_lines_cuda<float>(d.lines, blocks<float>(a, b, c, m), {data<float>(d), m}, alg, piv, s);
+      blocktri::solve_lines_cuda<double>(d.lines, blocks<double>(a, b, c, m),
+                                         blocktri::InterleavedAccess<double>{data<double>(d), m}, alg, piv, s);
+    else blocktri::solve_lines_cuda<float>(d.lines, blocks<float>(a, b, c, m),
+                                        blocktri::InterleavedAccess<float>{data<float>(d), m}, alg, piv, s);
   });
 #endif
 }

@@ -2,6 +2,7 @@
 // solvers of batched_cuda.hpp; with one, the functor solvers of line_solve.cuh with a store
 // that also flags non-finite solution values, so the check costs no extra pass over d.
 #include <cstdint>
+#include <map>
 
 #include "core/errors.hpp"
 #include "python/src/lines_cuda.hpp"
@@ -37,23 +38,35 @@ void check_cuda(cudaError_t e, const char* what) {
 
 cudaStream_t as_stream(std::uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 
+// The flag of the checking store and its pinned host copy, one pair per host thread and device,
+// made once: an allocation per solve would cost more than a solve (a pool trimmed at each sync
+// allocates anew). Kept until the process ends.
+struct Flag {
+  unsigned long long* device = nullptr;
+  unsigned long long* host = nullptr;
+};
+Flag& flag_of_current_device() {
+  thread_local std::map<int, Flag> flags;
+  int dev = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  Flag& f = flags[dev];
+  if (!f.device) {
+    check_cuda(cudaMalloc(&f.device, sizeof *f.device), "cudaMalloc");
+    check_cuda(cudaMallocHost(&f.host, sizeof *f.host), "cudaMallocHost");
+  }
+  return f;
+}
+
 // Runs solve(store) with a flagging store and returns the flagged offset (kAllFinite if none).
 template <class T, class Solve>
 index_t checked(const LinesArg& d, cudaStream_t stream, const Solve& solve) {
-  unsigned long long* bad = nullptr;
-  check_cuda(cudaMallocAsync(&bad, sizeof *bad, stream), "cudaMallocAsync");
-  unsigned long long found = ~0ull;
-  try {
-    check_cuda(cudaMemsetAsync(bad, 0xFF, sizeof *bad, stream), "cudaMemsetAsync");
-    solve(FlaggingStore<T>{reinterpret_cast<T*>(d.address), bad});
-    check_cuda(cudaMemcpyAsync(&found, bad, sizeof found, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  } catch (...) {
-    cudaFreeAsync(bad, stream);
-    throw;
-  }
-  check_cuda(cudaFreeAsync(bad, stream), "cudaFreeAsync");
-  return found == ~0ull ? kAllFinite : index_t(found);
+  const Flag& flag = flag_of_current_device();
+  check_cuda(cudaMemsetAsync(flag.device, 0xFF, sizeof *flag.device, stream), "cudaMemsetAsync");
+  solve(FlaggingStore<T>{reinterpret_cast<T*>(d.address), flag.device});
+  check_cuda(cudaMemcpyAsync(flag.host, flag.device, sizeof *flag.host, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync");
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return *flag.host == ~0ull ? kAllFinite : index_t(*flag.host);
 }
 
 template <class T>

@@ -15,7 +15,12 @@ import h5py
 import numpy as np
 import pytest
 
-import tridsim
+# What the CLI does for itself: OpenMP threads that wait spin briefly, then sleep (a long spin
+# makes small runs on a busy machine many times slower). libgomp reads it when tridsim._core
+# loads it, so this counts only where no earlier test module imported tridsim.
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", "1000")
+import tridsim  # noqa: E402
 from tridsim import _runs
 
 run = getattr(tridsim, "run", _runs.run)

@@ -165,7 +165,8 @@ def run(deck, set=None, backend=None, precision=None, output=None, threads=None,
     call ``progress``. Ctrl-C (or any signal whose Python handler raises) stops the run after
     the step in progress, as it stops ``tridsim run``: with ``output``, the outputs so far, a
     checkpoint where the deck can take one and a summary saying "stopped" are written; then
-    KeyboardInterrupt is raised. The terminal progress bar is never shown.
+    KeyboardInterrupt is raised. The terminal progress bar is never shown. Runs from several
+    threads take turns (see the module's notes).
 
     Args:
         deck: the path (str or os.PathLike) of a YAML deck, or the deck as a dict (the YAML

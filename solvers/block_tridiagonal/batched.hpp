@@ -1,9 +1,9 @@
 #pragma once
-// Batched CPU block-tridiagonal solver: the block Thomas algorithm of reference.hpp (Laszlo, Giles
-// & Appleyard 2014, Algorithm 12) on every line of a LineSet, parallel over tiles of lines with
-// OpenMP and vectorized ACROSS lines: a "pack" of V lines (one vector register of the target: with
-// AVX-512 8 double or 16 float, with AVX 4 or 8, else 2 or 4) runs the same block operations lane
-// by lane.
+// Batched CPU block-tridiagonal solver (namespace tridsim::blocktri): the block Thomas algorithm of
+// reference.hpp (Laszlo, Giles & Appleyard 2014, Algorithm 12) on every line of a LineSet, parallel
+// over tiles of lines with OpenMP and vectorized ACROSS lines: a "pack" of V lines (one vector
+// register of the target: with AVX-512 8 double or 16 float, with AVX 4 or 8, else 2 or 4) runs the
+// same block operations lane by lane.
 //  - Scratch is laid out [entry][lane], lane fastest (entry e of lane l at e*V + l), so every
 //    block operation is one vector operation on V lines; per-lane choices (pivot rows) are
 //    selects, never branches.

@@ -1,7 +1,8 @@
 #pragma once
 // Names and limits of the GPU block-tridiagonal solvers (solvers/block_tridiagonal/cuda/
-// block_solve.cuh describes the kernels). Free of CUDA headers: deck parsing includes it in
-// builds without CUDA, and asks block_gpu_unsupported_reason() when the deck is read.
+// block_solve.cuh describes the kernels; namespace tridsim::blocktri). Free of CUDA headers: deck
+// parsing includes it in builds without CUDA, and asks block_gpu_unsupported_reason() when the deck
+// is read.
 #include <string>
 
 #include "core/names.hpp"

@@ -1,8 +1,8 @@
 #pragma once
-// The block-tridiagonal line-solver contract, shared by the CPU and CUDA solvers of
-// solvers/block_tridiagonal/. A line is a line of nodes of an x-fastest grid (tridiag::LineSet:
-// axis, extents, strides in nodes); every node holds an M-vector (M = 1..8 by template, any M by
-// the general path). Block row r of a line (node offset o) reads
+// The block-tridiagonal line-solver contract (namespace tridsim::blocktri), shared by the CPU and
+// CUDA solvers of solvers/block_tridiagonal/. A line is a line of nodes of an x-fastest grid
+// (tridiag::LineSet: axis, extents, strides in nodes); every node holds an M-vector (M = 1..8 by
+// template, any M by the general path). Block row r of a line (node offset o) reads
 //   A_r x_{r-1} + B_r x_r + C_r x_{r+1} = d_r        (A_0 and C_{n-1} are ignored, never used),
 // with x_r, d_r in R^M and A_r, B_r, C_r M x M blocks.
 //

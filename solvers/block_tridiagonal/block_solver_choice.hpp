@@ -1,8 +1,8 @@
 #pragma once
-// A module's `solver` key for block-tridiagonal lines: one GPU block-solver name for every axis,
-// or a map {x:, y:, z:} (axes left out: auto). The cpu backend has one block solver (block Thomas,
-// vectorized across lines) and accepts the names without effect; with cuda a name that cannot
-// solve the lines (block_gpu_unsupported_reason) is refused at the deck line.
+// A module's `solver` key for block-tridiagonal lines (namespace tridsim): one GPU block-solver
+// name for every axis, or a map {x:, y:, z:} (axes left out: auto). The cpu backend has one block
+// solver (block Thomas, vectorized across lines) and accepts the names without effect; with cuda a
+// name that cannot solve the lines (block_gpu_unsupported_reason) is refused at the deck line.
 #include <array>
 
 #include "core/backend.hpp"

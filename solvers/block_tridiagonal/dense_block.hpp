@@ -1,7 +1,7 @@
 #pragma once
-// Small dense M x M blocks (row-major, runtime m) for the reference block Thomas and the host-side
-// factorizations: Gaussian elimination of P X = R with k right-hand columns, with or without
-// partial pivoting (row exchanges inside the block).
+// Small dense M x M blocks (row-major, runtime m; namespace tridsim::blocktri) for the reference
+// block Thomas and the host-side factorizations: Gaussian elimination of P X = R with k right-hand
+// columns, with or without partial pivoting (row exchanges inside the block).
 #include <cmath>
 #include <string>
 #include <utility>

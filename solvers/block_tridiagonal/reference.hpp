@@ -1,6 +1,7 @@
 #pragma once
 // The reference block Thomas algorithm (Laszlo, Giles & Appleyard 2014, Algorithm 12), kept
-// simple and obviously right; every optimized CPU and CUDA variant is tested against it.
+// simple and obviously right; every optimized CPU and CUDA variant is tested against it
+// (namespace tridsim::blocktri).
 //   forward:  P_r = B_r - A_r C*_{r-1},  C*_r = P_r^{-1} C_r,  d*_r = P_r^{-1} (d_r - A_r d*_{r-1})
 //   backward: x_{n-1} = d*_{n-1},  x_r = d*_r - C*_r x_{r+1}
 // One line at a time through the contract of block_rows.hpp (any block source, CPU load/store).

@@ -1,6 +1,7 @@
 #pragma once
-// One block-tridiagonal matrix shared by every line (constant-coefficient coupled diffusion),
-// factored once on the host, so that a solve streams only the right-hand side and the solution:
+// One block-tridiagonal matrix shared by every line (namespace tridsim::blocktri)
+// (constant-coefficient coupled diffusion), factored once on the host, so that a solve streams only
+// the right-hand side and the solution:
 //   forward   d*_r = Pinv_r d_r - G_r d*_{r-1}      (Pinv_r = P_r^{-1}, G_r = P_r^{-1} A_r)
 //   backward  x_r  = d*_r - Cs_r x_{r+1}            (Cs_r = P_r^{-1} C_r)
 // with P_r = B_r - A_r Cs_{r-1} as in the reference block Thomas. Per row three M x M blocks,

@@ -1,5 +1,5 @@
 #pragma once
-// Block cyclic reduction (radix 2 and radix 4) for the shifted Poisson problem
+// Block cyclic reduction, radix 2 and 4 (namespace tridsim::cr), for the shifted Poisson problem
 //   (-Lap_h + sigma) u = f,  sigma >= 0,
 // on a box of mx x my (x mz) interior nodes with zero Dirichlet values outside, 5- / 7-point
 // stencil, x-fastest arrays (node (i,j,k) at i + mx*(j + my*k)). Any sizes, not only 2^k - 1.

@@ -1,7 +1,7 @@
 #pragma once
-// The level structure of block cyclic reduction over n block rows with radix q (bcr.hpp): which
-// rows each level keeps, the intervals between them, and the sine eigenpairs of the intervals.
-// Shared by the CPU solver and the CUDA one (no OpenMP or CUDA here).
+// The level structure of block cyclic reduction over n block rows with radix q (bcr.hpp; namespace
+// tridsim::cr): which rows each level keeps, the intervals between them, and the sine eigenpairs of
+// the intervals. Shared by the CPU solver and the CUDA one (no OpenMP or CUDA here).
 #include <algorithm>
 #include <cmath>
 #include <vector>

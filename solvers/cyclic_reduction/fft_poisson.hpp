@@ -1,7 +1,8 @@
 #pragma once
-// The sine-transform baseline: (-Lap_h + sigma) u = f on a box of m[0] x m[1] x m[2] interior
-// nodes (zero Dirichlet values outside, x-fastest) by DST-I (FFTW RODFT00) along every axis,
-// a division by the eigenvalues of the 3-/5-/7-point operator and the inverse transform.
+// The sine-transform baseline (namespace tridsim::cr): (-Lap_h + sigma) u = f on a box of
+// m[0] x m[1] x m[2] interior nodes (zero Dirichlet values outside, x-fastest) by DST-I (FFTW
+// RODFT00) along every axis, a division by the eigenvalues of the 3-/5-/7-point operator and the
+// inverse transform.
 // The plan is made once per shape (FFTW_ESTIMATE unless `measure`: FFTW_MEASURE, at most 10 s
 // of planning) and run with FFTW's OpenMP
 // threads. FFTW stays behind this interface: its headers are not needed to use it.

@@ -1,7 +1,7 @@
 #pragma once
-// Fast direct solvers for (-Lap_h + sigma) u = f on a box of interior nodes with zero
-// Dirichlet values outside (3-/5-/7-point stencil, x-fastest arrays, m[a] nodes and spacing
-// h[a] per axis), one interface over the methods:
+// Fast direct solvers (namespace tridsim::cr) for (-Lap_h + sigma) u = f on a box of interior nodes
+// with zero Dirichlet values outside (3-/5-/7-point stencil, x-fastest arrays, m[a] nodes and
+// spacing h[a] per axis), one interface over the methods:
 //   bcr  - radix-2 block cyclic reduction (bcr.hpp; scalar Toeplitz CR in 1D),
 //   bcr4 - radix-4 block cyclic reduction,
 //   fft  - the sine-transform baseline (FFTW),

@@ -1,6 +1,7 @@
 #pragma once
-// The problem a fast Poisson solver takes, (-Lap_h + sigma) u = f on a box of interior nodes
-// (zero Dirichlet values outside, x-fastest), and the names of the methods (CPU and CUDA).
+// The problem a fast Poisson solver takes (namespace tridsim::cr), (-Lap_h + sigma) u = f on a box
+// of interior nodes (zero Dirichlet values outside, x-fastest), and the names of the methods (CPU
+// and CUDA).
 #include <array>
 #include <optional>
 #include <string>

@@ -1,7 +1,8 @@
 #pragma once
-// The operator of the fast Poisson solvers at one node, shared by the CPU residual (poisson.hpp)
-// and the CUDA refinement (cuda/poisson_cuda.cu): (-Lap_h + sigma) u at (i, j, k) of an
-// mx x my x mz box with zero values outside, x-fastest; inv_h2[a] = 1 / h_a^2, 0 on unused axes.
+// The operator of the fast Poisson solvers at one node (namespace tridsim::cr), shared by the CPU
+// residual (poisson.hpp) and the CUDA refinement (cuda/poisson_cuda.cu): (-Lap_h + sigma) u at
+// (i, j, k) of an mx x my x mz box with zero values outside, x-fastest; inv_h2[a] = 1 / h_a^2, 0 on
+// unused axes.
 #include "core/host_device.hpp"
 #include "core/types.hpp"
 

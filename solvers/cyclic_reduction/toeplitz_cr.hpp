@@ -1,8 +1,9 @@
 #pragma once
-// Scalar cyclic reduction for the symmetric Toeplitz system tridiag(-t, d, -t) v = g (the
-// sub-problems of BCR for the Poisson problem), in the simplified form of Myllykoski, Rossi &
-// Toivanen (2013), eq. (22)-(23): for n = 2^k - 1 every reduced system is again symmetric
-// Toeplitz, so each level needs only the two scalars t^(r), d^(r) and no coefficient arrays.
+// Scalar cyclic reduction (namespace tridsim::cr) for the symmetric Toeplitz system
+// tridiag(-t, d, -t) v = g (the sub-problems of BCR for the Poisson problem), in the simplified
+// form of Myllykoski, Rossi & Toivanen (2013), eq. (22)-(23): for n = 2^k - 1 every reduced system
+// is again symmetric Toeplitz, so each level needs only the two scalars t^(r), d^(r) and no
+// coefficient arrays.
 // Other n go through the general CR of solvers/tridiagonal/cyclic_reduction.hpp.
 // Stable for d > 2t > 0 (diagonal dominance, kept by every reduction).
 #include <vector>

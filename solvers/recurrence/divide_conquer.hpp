@@ -1,8 +1,8 @@
 #pragma once
-// The paper's algorithm A2 on the CPU: d is viewed as the s x r array of Figure 1 (column j =
-// the contiguous segment j*s .. j*s+s-1; the last column may be shorter, so any m works).
-// The steps are those of the paper, regrouped so that the array is read twice and written
-// once (the minimum for a two-pass method) instead of three read-writes:
+// The paper's algorithm A2 on the CPU (namespace tridsim::rec): d is viewed as the s x r array of
+// Figure 1 (column j = the contiguous segment j*s .. j*s+s-1; the last column may be shorter, so
+// any m works). The steps are those of the paper, regrouped so that the array is read twice and
+// written once (the minimum for a two-pass method) instead of three read-writes:
 //   pass 1 (1A, read only)  per column: its sum S_j (the bottom row after 1A) and the sum of its
 //                           prefix sums W_j (what the top row would hold after 1C and 2A, less
 //                           the carry term s*c_j);

@@ -1,6 +1,7 @@
 #pragma once
-// Almost-Toeplitz tridiagonal systems from -u'' = f, solved as two first-order linear
-// recurrences with constant coefficients (Stpiczynski & Potiopa, papers/ ...bvp-divide-and-conquer):
+// Almost-Toeplitz tridiagonal systems from -u'' = f (namespace tridsim::rec), solved as two
+// first-order linear recurrences with constant coefficients (Stpiczynski & Potiopa, papers/
+// ...bvp-divide-and-conquer):
 //
 //   A = tridiag(-1, 2, -1) of size m, except that the first and/or last diagonal entry is 1
 //   (a Neumann end; the paper's matrix has a_11 = 1). With L, R the unit bidiagonal Toeplitz

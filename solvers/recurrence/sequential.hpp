@@ -1,7 +1,7 @@
 #pragma once
-// The paper's algorithm A1: forward reduction (7) then back substitution (8), one element at a
-// time, in the working precision T (A1D: double, A1S: float). Kept plain: it is also the
-// reference every other variant is tested against (with T = double or long double).
+// The paper's algorithm A1 (namespace tridsim::rec): forward reduction (7) then back substitution
+// (8), one element at a time, in the working precision T (A1D: double, A1S: float). Kept plain: it
+// is also the reference every other variant is tested against (with T = double or long double).
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace tridsim::rec {

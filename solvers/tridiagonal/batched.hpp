@@ -1,6 +1,6 @@
 #pragma once
-// Batched CPU tridiagonal solver: all lines along one axis of an x-fastest array, in parallel
-// over lines with OpenMP and vectorized across lines.
+// Batched CPU tridiagonal solver (namespace tridsim::tridiag): all lines along one axis of an
+// x-fastest array, in parallel over lines with OpenMP and vectorized across lines.
 //  - Lines along x (contiguous): blocks of `lanes` lines are loaded as contiguous runs into a
 //    per-thread buffer and swept as interleaved independent recurrences, one per line, which
 //    hides each line's dependency chain (measured faster here than a local transposition).

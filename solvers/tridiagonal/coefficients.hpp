@@ -1,5 +1,6 @@
 #pragma once
-// Where the tridiagonal coefficients of a batch of lines come from. Row r of a line reads
+// Where the tridiagonal coefficients of a batch of lines come from (namespace tridsim::tridiag).
+// Row r of a line reads
 //   a_r x_{r-1} + b_r x_r + c_r x_{r+1} = d_r   (a_0 and c_{n-1} are ignored).
 // Three sources:
 //  - UniformMatrix: one matrix shared by every line (constant-coefficient stencils), factored

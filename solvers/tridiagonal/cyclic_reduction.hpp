@@ -1,8 +1,8 @@
 #pragma once
-// Parallel cyclic reduction (PCR) and cyclic reduction (CR) on one contiguous line: the
-// selectable alternatives to Thomas (more parallelism per line, more work). Written plainly;
-// the fast CPU path is Thomas in batched.hpp. See Laszlo, Giles & Appleyard (2014), sec. 2.2.
-// Row r of the line reads
+// Parallel cyclic reduction (PCR) and cyclic reduction (CR) on one contiguous line (namespace
+// tridsim::tridiag): the selectable alternatives to Thomas (more parallelism per line, more work).
+// Written plainly; the fast CPU path is Thomas in batched.hpp. See Laszlo, Giles & Appleyard
+// (2014), sec. 2.2. Row r of the line reads
 //   a_r x_{r-1} + b_r x_r + c_r x_{r+1} = d_r,   r = 0..n-1   (a_0 and c_{n-1} are ignored,
 // and may hold any value, even NaN). Any n >= 1 works, not only powers of two; n <= 0 does
 // nothing. No pivoting: both are stable for diagonally dominant matrices (each reduction step

@@ -1,6 +1,7 @@
 #pragma once
-// Names of the GPU line solvers (solvers/tridiagonal/cuda/batched_cuda.hpp describes them). Kept
-// free of CUDA headers so that deck parsing compiles in builds without CUDA.
+// Names of the GPU line solvers (solvers/tridiagonal/cuda/batched_cuda.hpp describes them;
+// namespace tridsim::tridiag). Kept free of CUDA headers so that deck parsing compiles in builds
+// without CUDA.
 #include <optional>
 #include <string>
 

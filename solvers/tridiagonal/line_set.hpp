@@ -1,7 +1,8 @@
 #pragma once
-// The set of all lines along one axis of a 1-, 2- or 3-D x-fastest array.
-// Element (i,j,k) sits at offset i*stride[0] + j*stride[1] + k*stride[2]; stride[0] is 1
-// (x is contiguous) and stride[1] >= n[0], stride[2] >= n[1]*stride[1] allow padding.
+// The set of all lines along one axis of a 1-, 2- or 3-D x-fastest array (namespace
+// tridsim::tridiag). Element (i,j,k) sits at offset i*stride[0] + j*stride[1] + k*stride[2];
+// stride[0] is 1 (x is contiguous) and stride[1] >= n[0], stride[2] >= n[1]*stride[1] allow
+// padding.
 #include <array>
 
 #include "core/grid.hpp"

@@ -1,7 +1,7 @@
 #pragma once
-// A module's `solver` key: one line-solver name for every axis, or a map {x:, y:, z:} (axes
-// left out: auto). The cpu backend runs thomas, pcr or cr (the GPU variants of Thomas and auto
-// mean thomas there). The cuda backend runs every family of the GPU contract
+// A module's `solver` key (namespace tridsim): one line-solver name for every axis, or a map {x:,
+// y:, z:} (axes left out: auto). The cpu backend runs thomas, pcr or cr (the GPU variants of Thomas
+// and auto mean thomas there). The cuda backend runs every family of the GPU contract
 // (cuda/line_solve.cuh) with the module's load/store functors: thomas, thomas-naive, thomas-pcr
 // and pcr (thomas-shuffle and cusparse solve arrays in place only); a name that cannot solve
 // the module's lines (gpu_unsupported_reason: line-length limits) is refused at the deck line,

@@ -1,6 +1,6 @@
 #pragma once
-// Reference Thomas algorithm on one contiguous line: kept plain and obviously right, so every
-// optimized or batched variant can be tested against it.
+// Reference Thomas algorithm on one contiguous line (namespace tridsim::tridiag): kept plain and
+// obviously right, so every optimized or batched variant can be tested against it.
 // Row r of the line reads
 //   a_r x_{r-1} + b_r x_r + c_r x_{r+1} = d_r,   r = 0..n-1   (a_0 and c_{n-1} are ignored).
 // No pivoting: intended for diagonally dominant (or otherwise safely factorable) matrices.

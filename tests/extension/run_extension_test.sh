@@ -1,42 +1,67 @@
 #!/usr/bin/env bash
 # ctest extension_module (label extension): the out-of-tree example, end to end.
-#  1. install the built tridsim into a prefix under the build tree;
-#  2. configure and build this folder (mysim) against it with find_package(tridsim);
+#  1. install the built tridsim into a prefix under the build tree; check that the installed
+#     package passes no host-specific flags (-march=native ...) to its consumers, that every
+#     installed header says what it offers and its namespace in its first lines, and that the
+#     installed tridsim program runs from the prefix (a shared libtridsim found by its RPATH);
+#  2. configure and build this folder (mysim) against it with find_package(tridsim), and the
+#     README's example program examples/cpp (solve_lines), which must run and pass;
 #  3. run decay.yaml with both schemes and both precisions and check the error norms in
 #     summary.json against bounds derived below; check that a misspelled key is an error;
 #  4. check the file of the out-of-tree output format "probe" (probe_writer.cpp), and that an
 #     unknown format is an error listing the registered ones.
-# First it checks that the code blocks docs/extending.md quotes from here are still verbatim.
+# First it checks that the code blocks docs/extending.md and README.md quote from here and from
+# examples/cpp are still verbatim.
 # Usage: run_extension_test.sh CMAKE TRIDSIM_BUILD_DIR WORK_DIR GENERATOR CXX_COMPILER CONFIG PYTHON
 set -euo pipefail
 [[ $# -eq 7 ]] || { echo "usage: $0 CMAKE TRIDSIM_BUILD_DIR WORK_DIR GENERATOR CXX_COMPILER CONFIG PYTHON" >&2; exit 2; }
 cmake=$1 tridsim_build=$2 work=$3 generator=$4 cxx=$5 config=$6 python=$7
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=$work/prefix build=$work/build runs=$work/runs
-rm -rf "$prefix" "$build" "$runs"
+rm -rf "$prefix" "$build" "$build-example" "$runs"
 mkdir -p "$runs"
 
-echo "== 0. docs/extending.md quotes these files verbatim"
-"$python" - "$here/../../docs/extending.md" "$here/../.." <<'PY'
+echo "== 0. docs/extending.md and README.md quote these files verbatim"
+"$python" - "$here/../.." docs/extending.md README.md <<'PY'
 import pathlib, re, sys
-doc, root = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-blocks = re.findall(r"\*From \[`([^`]+)`\]\([^)]*\):\*\n```[a-z]*\n(.*?)```", doc.read_text(), re.S)
-assert blocks, f"{doc}: no quoted blocks found"
-for path, text in blocks:
-    assert text in (root / path).read_text(), f"{doc}: a block quoted from {path} no longer matches that file"
-print(f"{len(blocks)} quoted blocks match")
+root = pathlib.Path(sys.argv[1])
+for doc in (root / d for d in sys.argv[2:]):
+    blocks = re.findall(r"\*From \[`([^`]+)`\]\([^)]*\):\*\n```[a-z]*\n(.*?)```", doc.read_text(), re.S)
+    assert blocks, f"{doc}: no quoted blocks found"
+    for path, text in blocks:
+        assert text in (root / path).read_text(), f"{doc}: a block quoted from {path} no longer matches that file"
+    print(f"{doc.name}: {len(blocks)} quoted blocks match")
 PY
 
 echo "== 1. install tridsim ($tridsim_build) into $prefix"
 "$cmake" --install "$tridsim_build" --prefix "$prefix" --config "$config" > "$work/install.log" ||
   { cat "$work/install.log"; exit 1; }
 
-echo "== 2. build $here against it"
+mapfile -t targets < <(find "$prefix" -path '*/cmake/tridsim/tridsimTargets*.cmake')
+(( ${#targets[@]} > 0 )) || { echo "FAIL: no tridsimTargets*.cmake under $prefix"; exit 1; }
+flags=$(grep -nE -- '-m(arch|tune|cpu|avx|sse|fma|bmi)|native' "${targets[@]}" || true)
+[[ -z $flags ]] || { echo "FAIL: the installed package passes host-specific flags to its consumers:"; echo "$flags"; exit 1; }
+missing=0
+while IFS= read -r -d '' h; do  # "namespace X" (or "no namespace") within the first comment lines
+  head -n 8 "$h" | grep -qE '^//.*namespace' || { echo "FAIL: ${h#"$prefix/"} does not name its namespace in its first lines"; missing=1; }
+done < <(find "$prefix/include/tridsim" \( -name '*.hpp' -o -name '*.cuh' \) -print0)
+(( missing == 0 )) || exit 1
+"$prefix/bin/tridsim" info > "$work/installed_info.log" 2>&1 ||
+  { echo "FAIL: the installed tridsim does not run from $prefix/bin:"; cat "$work/installed_info.log"; exit 1; }
+echo "installed package: no host-specific flags, headers name their namespaces, $prefix/bin/tridsim runs"
+
+echo "== 2. build $here and examples/cpp against it"
 "$cmake" -S "$here" -B "$build" -G "$generator" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="$config"
 "$cmake" --build "$build" --config "$config" --parallel 2
 mysim=$(find "$build" -type f -name mysim -perm -u+x | head -n 1)
 [[ -n $mysim ]] || { echo "FAIL: no mysim executable under $build"; exit 1; }
+"$cmake" -S "$here/../../examples/cpp" -B "$build-example" -G "$generator" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="$config"
+"$cmake" --build "$build-example" --config "$config" --parallel 2
+example=$(find "$build-example" -type f -name solve_lines -perm -u+x | head -n 1)
+[[ -n $example ]] || { echo "FAIL: no solve_lines executable under $build-example"; exit 1; }
+"$example" || { echo "FAIL: examples/cpp/solve_lines"; exit 1; }
 
 echo "== 3. run decay.yaml"
 "$mysim" info | grep -E '^ +decay ' || { echo "FAIL: 'mysim info' does not list the decay module"; exit 1; }

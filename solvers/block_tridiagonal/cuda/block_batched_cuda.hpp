@@ -1,7 +1,8 @@
 #pragma once
-// Block-tridiagonal line solvers on a CUDA device, host API: every line along one axis of an
-// x-fastest node array in device memory (LineSet: padding allowed, stride[0] == 1), solved in
-// place with the semantics of the contract (block_rows.hpp) and of reference_solve_lines:
+// Block-tridiagonal line solvers on a CUDA device, host API (namespace tridsim::blocktri): every
+// line along one axis of an x-fastest node array in device memory (LineSet: padding allowed,
+// stride[0] == 1), solved in place with the semantics of the contract (block_rows.hpp) and of
+// reference_solve_lines:
 //   A_r x_{r-1} + B_r x_r + C_r x_{r+1} = d_r,   x_r, d_r in R^M, M = 1..8.
 // The right-hand sides are overwritten by the solutions, in either species layout:
 //   InterleavedAccess<T>{u, M}          u[o*M + s]      (one array of M-vectors)

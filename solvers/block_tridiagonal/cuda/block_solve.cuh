@@ -1,7 +1,8 @@
 #pragma once
-// The GPU block-tridiagonal line solvers behind the contract of block_rows.hpp: lines (LineSet),
-// a block source, a `load` functor that forms each right-hand side component and a `store`
-// functor that writes or fuses each solution component. Include from .cu files only.
+// The GPU block-tridiagonal line solvers behind the contract of block_rows.hpp (namespace
+// tridsim::blocktri::gpu): lines (LineSet), a block source, a `load` functor that forms each
+// right-hand side component and a `store` functor that writes or fuses each solution component.
+// Include from .cu files only.
 //
 //   load(o, q, r, s) -> T      component s of the right-hand side of row r of line q (node o)
 //   store(o, q, r, s, x)       component s of the solution of that row

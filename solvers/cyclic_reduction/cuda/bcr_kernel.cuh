@@ -1,6 +1,6 @@
 #pragma once
-// One level of the GPU block cyclic reduction (poisson_cuda.cu): every sub-problem is a
-// symmetric Toeplitz tridiagonal system along x,
+// One level of the GPU block cyclic reduction (poisson_cuda.cu; namespace tridsim::cr::detail):
+// every sub-problem is a symmetric Toeplitz tridiagonal system along x,
 //   rho * tridiag(-1, delta, -1) x = v,   delta = 2 + eps,  eps = (excess + shift) / rho > 0,
 // of length L, solved by a whole thread block: thread p owns the S consecutive rows p*S ...
 // p*S + S - 1 in registers. With mu + 1/mu = delta (0 < mu < 1) and a_k = 1 - mu^(2k), the

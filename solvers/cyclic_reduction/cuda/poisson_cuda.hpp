@@ -1,6 +1,6 @@
 #pragma once
-// Fast Poisson solvers on a CUDA device: (-Lap_h + sigma) u = f on a box of interior nodes
-// (poisson_box.hpp), in place on a device array, x-fastest.
+// Fast Poisson solvers on a CUDA device (namespace tridsim::cr): (-Lap_h + sigma) u = f on a box of
+// interior nodes (poisson_box.hpp), in place on a device array, x-fastest.
 //   fft  - DST-I along every axis through cuFFT (real-to-complex transforms of the odd
 //          extension), division by the eigenvalues, the same transforms back: the baseline.
 //   bcr / bcr4 - block cyclic reduction (radix 2 / 4) over y with the formulation of the CPU

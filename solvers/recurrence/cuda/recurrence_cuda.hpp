@@ -1,8 +1,8 @@
 #pragma once
-// The divide-and-conquer BVP solver (solvers/recurrence/divide_conquer.hpp) on a CUDA device.
-// The array stays in natural order in global memory; each thread owns one column of S
-// consecutive elements (the s x r array of the paper's Figure 1/2), a block of threads one
-// panel of columns, loaded and stored coalesced through shared memory. Steps:
+// The divide-and-conquer BVP solver (solvers/recurrence/divide_conquer.hpp) on a CUDA device
+// (namespace tridsim::rec::cuda). The array stays in natural order in global memory; each thread
+// owns one column of S consecutive elements (the s x r array of the paper's Figure 1/2), a block of
+// threads one panel of columns, loaded and stored coalesced through shared memory. Steps:
 //   kernel 1 (1A)  column sums S_j and sums of prefix sums W_j (read only);
 //   carries (1B, 2B)  Carries::device: exclusive prefix scan of S and suffix scan of Y = W + s c
 //                     with CUB on the GPU; Carries::host: the paper's hybrid, S and W copied to

@@ -1,7 +1,8 @@
 #pragma once
-// Batched tridiagonal line solvers on a CUDA device: every line along one axis of an x-fastest
-// array in device memory (LineSet: padding allowed, stride[0] == 1), solved in place with the
-// same semantics as the CPU solve_lines (batched.hpp): row r of a line reads
+// Batched tridiagonal line solvers on a CUDA device (namespace tridsim::tridiag): every line along
+// one axis of an x-fastest array in device memory (LineSet: padding allowed, stride[0] == 1),
+// solved in place with the same semantics as the CPU solve_lines (batched.hpp): row r of a line
+// reads
 //   a_r x_{r-1} + b_r x_r + c_r x_{r+1} = d_r      (a_0 and c_{n-1} are ignored, never used),
 // elements outside the lines (padding) are neither read nor written.
 //

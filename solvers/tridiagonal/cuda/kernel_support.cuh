@@ -1,7 +1,7 @@
 #pragma once
-// Internals shared by the CUDA line-solver sources (batched_cuda.cu, warp_solvers.cu): error
-// checks, the geometry of a LineSet as the kernels see it, device limits and kernel attributes.
-// Include only from .cu files.
+// Internals shared by the CUDA line-solver sources (batched_cuda.cu, warp_solvers.cu; namespace
+// tridsim::tridiag::detail): error checks, the geometry of a LineSet as the kernels see it, device
+// limits and kernel attributes. Include only from .cu files.
 #include <cuda_runtime.h>
 
 #include <climits>

@@ -1,8 +1,9 @@
 #pragma once
-// The GPU line solvers behind the same contract as the CPU's solve_lines (batched.hpp): lines
-// (LineSet), a row source, a `load` functor that forms each right-hand side value and a `store`
-// functor that writes or fuses each solution value. A module passes functors; the solver owns
-// the loops, tiling and launch shapes. Include from .cu files only.
+// The GPU line solvers behind the same contract as the CPU's solve_lines (batched.hpp; namespace
+// tridsim::tridiag::gpu): lines (LineSet), a row source, a `load` functor that forms each
+// right-hand side value and a `store` functor that writes or fuses each solution value. A module
+// passes functors; the solver owns the loops, tiling and launch shapes. Include from .cu files
+// only.
 //
 //   load(o, q, r) -> T        right-hand side of row r of line q (element offset o)
 //   store(o, q, r, x)         the solution x of that row

@@ -1,7 +1,8 @@
 #pragma once
-// The Thomas–PCR hybrid solve of one line by one warp, as a device function, so that fused
-// kernels (an ADI sweep that forms its right-hand side while loading) can call it as well as
-// the batched solver (warp_solvers.cu, where the method is described).
+// The Thomas–PCR hybrid solve of one line by one warp (namespace tridsim::tridiag::detail), as a
+// device function, so that fused kernels (an ADI sweep that forms its right-hand side while
+// loading) can call it as well as the batched solver (warp_solvers.cu, where the method is
+// described).
 //
 // thomas_pcr_warp<T, M>(lane, n, sd, at, row): the 32 lanes of a warp solve the line whose
 // right-hand side sits in shared memory at sd[at(r)], r = 0 .. n-1, overwriting it with the

@@ -1,6 +1,6 @@
 #pragma once
-// Limits and row sources of the line solvers that split one line over many threads (kernels in
-// thomas_pcr.cuh and line_solve.cuh; thomas_shuffle.cu):
+// Limits and row sources of the line solvers that split one line over many threads (namespace
+// tridsim::tridiag::detail) (kernels in thomas_pcr.cuh and line_solve.cuh; thomas_shuffle.cu):
 //  - Thomas–PCR hybrid (Laszlo, Giles & Appleyard 2014, section 4): one warp per line, the line
 //    cut into 32 segments held in registers; each lane reduces its segment by a modified Thomas
 //    sweep to two rows coupling the segment's first and last unknowns, the 64-row reduced system
