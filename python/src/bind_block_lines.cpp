@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "core/names.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/line_arguments.hpp"
 #include "solvers/block_tridiagonal/batched.hpp"
@@ -28,14 +27,6 @@ namespace py = pybind11;
 namespace tridsim::python {
 
 namespace {
-
-template <class Table>
-name_value_t<Table> parse_or_raise(const Table& table, const std::string& name, const char* what) {
-  if (const auto value = parse_name(table, name)) return *value;
-  std::string valid;
-  for (const auto& n : names_of(table)) valid += (valid.empty() ? "" : ", ") + n;
-  throw py::value_error(std::string(what) + " '" + name + "' is not known; valid: " + valid);
-}
 
 template <class T>
 T* data(const LinesArg& d) {

@@ -109,15 +109,10 @@ tridiag::Algorithm cpu_algorithm(const std::string& name) {
 
 #if TRIDSIM_HAVE_CUDA
 tridiag::GpuAlgorithm gpu_algorithm(const std::string& name, const LineSet& L, bool check) {
-  const auto alg = tridiag::parse_gpu_algorithm(name);
-  if (!alg) {
-    std::string valid;
-    for (const auto& n : names_of(tridiag::kGpuAlgorithmNames)) valid += (valid.empty() ? "" : ", ") + n;
-    throw py::value_error("algorithm '" + name + "' is not known; CUDA arrays are solved by " + valid);
-  }
-  if (const std::string why = tridiag::gpu_unsupported_reason(*alg, L, !check); !why.empty())
+  const auto alg = parse_or_raise(tridiag::kGpuAlgorithmNames, name, "algorithm");
+  if (const std::string why = tridiag::gpu_unsupported_reason(alg, L, !check); !why.empty())
     throw py::value_error("algorithm '" + name + "': " + why + (check ? " (with check=True)" : ""));
-  return *alg;
+  return alg;
 }
 #endif
 
@@ -164,8 +159,6 @@ class UniformLines {
 #endif
 };
 
-LineSet line_set(std::array<index_t, 3> n, std::array<index_t, 3> stride, int axis) { return LineSet{n, stride, axis}; }
-
 }  // namespace
 
 void bind_lines(py::module_& m) {
@@ -180,7 +173,7 @@ void bind_lines(py::module_& m) {
   py::class_<LinesArg>(m, "LinesArg")
       .def(py::init([](std::uintptr_t address, bool is_double, std::array<index_t, 3> n,
                        std::array<index_t, 3> stride, int axis) {
-        return LinesArg{address, is_double, line_set(n, stride, axis)};
+        return LinesArg{address, is_double, LineSet{n, stride, axis}};
       }));
   m.attr("all_finite") = kAllFinite;
   m.attr("have_cuda") = bool(TRIDSIM_HAVE_CUDA);
