@@ -18,11 +18,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "solvers/sparse_direct/stencil_matrix.hpp"
 
 namespace tridsim::sparse {
 
 struct SolverOptions {
+  Backend backend = Backend::cpu;  // cuda: factors and solves on the GPU (multifrontal_cuda.hpp)
   int threads = 0;            // 0: omp_get_max_threads()
   index_t leaf_nodes = 0;     // 0: chosen from the dimension and dofs
   double memory_limit = 0;    // bytes; 0: the memory the system reports available
