@@ -12,6 +12,10 @@
 
 #include "core/errors.hpp"
 #include "solvers/sparse_direct/dense_kernels.hpp"
+#include "tridsim_build_info.hpp"
+#if TRIDSIM_HAVE_CUDA
+#include "solvers/sparse_direct/cuda/multifrontal_cuda.hpp"
+#endif
 
 namespace tridsim::sparse {
 
@@ -37,6 +41,11 @@ std::string gib(double bytes) {
 
 }  // namespace
 
+#if !TRIDSIM_HAVE_CUDA
+template <class T>
+class MultifrontalCuda {};  // never made without CUDA; complete so that unique_ptr can delete it
+#endif
+
 void check_memory(double bytes, double limit, const char* what) {
   const double have = limit > 0 ? limit : available_bytes();
   if (have > 0 && bytes > have)
@@ -52,6 +61,21 @@ Multifrontal<T>::Multifrontal(const GridPattern& pattern, const SolverOptions& o
   for (const auto& o : offsets)
     for (int q = 0; q < int(offsets.size()); ++q)
       if (offsets[q][0] == -o[0] && offsets[q][1] == -o[1] && offsets[q][2] == -o[2]) opposite_.push_back(q);
+  if (options.backend == Backend::cuda) {
+#if TRIDSIM_HAVE_CUDA
+    gpu_ = std::make_unique<MultifrontalCuda<T>>(analysis_, options.memory_limit);
+#else
+    throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
+#endif
+  }
+}
+
+template <class T>
+double Multifrontal<T>::working_bytes() const {
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) return gpu_->device_bytes();
+#endif
+  return double(analysis_->working_entries()) * sizeof(T);
 }
 
 template <class T>
@@ -133,6 +157,15 @@ void Multifrontal<T>::factor(const StencilMatrix<T>& a) {
       a.pattern.stencil != an.pattern().stencil)
     throw Error("sparse direct solver: the matrix's grid is not the one the solver was analysed for");
   const auto start = std::chrono::steady_clock::now();
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) {
+    factored_ = false;
+    gpu_->factor(a);
+    factored_ = true;
+    factor_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return;
+  }
+#endif
   const int threads = an.threads();
   if (!factor_) {
     check_memory(working_bytes(), options_.memory_limit, "the factorization");
@@ -209,6 +242,9 @@ void Multifrontal<T>::backward_front(int f, T* x, index_t nrhs, T* tmp) const {
 template <class T>
 void Multifrontal<T>::solve(T* b, index_t nrhs) const {
   if (!factored_) throw Error("sparse direct solver: solve called before factor");
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) return gpu_->solve_host(b, nrhs);
+#endif
   const Analysis& an = *analysis_;
   const index_t n = an.unknowns(), top = an.first_top_position(), top_n = n - top;
   const int threads = an.threads();
@@ -249,6 +285,17 @@ void Multifrontal<T>::solve(T* b, index_t nrhs) const {
     for (index_t i = 0; i < n; ++i)
       for (index_t r = 0; r < nrhs; ++r) b[i + r * n] = x[pos[i] + r * n];
   }
+}
+
+template <class T>
+void Multifrontal<T>::solve_device(T* x, index_t nrhs) const {
+  if (!factored_) throw Error("sparse direct solver: solve called before factor");
+#if TRIDSIM_HAVE_CUDA
+  if (gpu_) return gpu_->solve_device(x, nrhs);
+#endif
+  (void)x;
+  (void)nrhs;
+  throw Error("sparse direct solver: solve_device needs the cuda backend");
 }
 
 template <class T>

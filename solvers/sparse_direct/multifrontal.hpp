@@ -10,8 +10,9 @@
 // unknowns are eliminated with LAPACK/BLAS (potrf, trsm, syrk) and the Schur complement on its
 // update unknowns goes to its parent. The threads factor the subtrees of the analysis's layer
 // side by side with single-threaded kernels; the fronts above it use the threaded kernels.
-// Symmetric positive definite matrices only (Cholesky); a pivot that is not positive raises
-// SingularMatrix, naming the unknown.
+// With SolverOptions::backend = cuda the factorization and the solves run on the GPU
+// (cuda/multifrontal_cuda.hpp). Symmetric positive definite matrices only (Cholesky); a pivot
+// that is not positive raises SingularMatrix.
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Refinement {
 void check_memory(double bytes, double limit, const char* what);
 
 template <class T>
+class MultifrontalCuda;
+
+template <class T>
 class Multifrontal {
  public:
   explicit Multifrontal(const GridPattern& pattern, const SolverOptions& options = {});
@@ -43,13 +47,15 @@ class Multifrontal {
   bool factored() const { return factored_; }
   // b (unknowns x nrhs, column-major, leading dimension unknowns) is overwritten by A^-1 b.
   void solve(T* b, index_t nrhs = 1) const;
+  // The same on a device array (backend cuda only).
+  void solve_device(T* x, index_t nrhs = 1) const;
   // solve, then refine against `a` (residuals in double) until the relative residual is at most
   // `tolerance` or stops falling.
   Refinement solve_refined(const StencilMatrix<T>& a, T* b, index_t nrhs = 1, double tolerance = 1e-13,
                            int max_steps = 8) const;
 
   double factor_seconds() const { return factor_seconds_; }
-  double working_bytes() const { return double(analysis_->working_entries()) * sizeof(T); }
+  double working_bytes() const;
   double factor_bytes() const { return double(analysis_->factor_entries()) * sizeof(T); }
 
  private:
@@ -58,6 +64,7 @@ class Multifrontal {
   void backward_front(int f, T* x, index_t nrhs, T* tmp) const;
 
   std::shared_ptr<const Analysis> analysis_;
+  std::unique_ptr<MultifrontalCuda<T>> gpu_;
   SolverOptions options_;
   std::unique_ptr<T[]> factor_, handoff_;
   std::vector<std::unique_ptr<T[]>> fronts_, stacks_;  // per thread, and the top's last
