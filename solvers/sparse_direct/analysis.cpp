@@ -43,7 +43,7 @@ void for_each_update_node(const GridPattern& p, const Box& b, F&& f) {
 
 struct TreeNode {
   Box box, own;  // the subtree's box and the front's own nodes (a separator, or the leaf box)
-  std::vector<int> children;
+  std::array<int, 2> child{-1, -1};  // none at a leaf
   index_t update_nodes = 0;
   double flops = 0, subtree_flops = 0;
 };
@@ -63,7 +63,7 @@ int dissect(const GridPattern& p, const Box& b, index_t leaf_nodes, std::vector<
     right[0][axis] = mid + 1;
     t.own[0][axis] = mid;
     t.own[1][axis] = mid + 1;
-    t.children = {dissect(p, left, leaf_nodes, tree), dissect(p, right, leaf_nodes, tree)};
+    t.child = {dissect(p, left, leaf_nodes, tree), dissect(p, right, leaf_nodes, tree)};
   }
   tree.push_back(std::move(t));
   return int(tree.size()) - 1;
@@ -102,7 +102,8 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
     for_each_update_node(p, t.box, [&](index_t) { ++t.update_nodes; });
     t.flops = front_flops(double(volume(t.own) * p.dofs), double(t.update_nodes * p.dofs));
     t.subtree_flops = t.flops;
-    for (const int c : t.children) t.subtree_flops += tree[c].subtree_flops;
+    for (const int c : t.child)
+      if (c >= 0) t.subtree_flops += tree[c].subtree_flops;
   }
 
   // 2. The layer of subtrees: split the heaviest until there are 4 per thread, then deal them
@@ -114,11 +115,11 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
       auto heaviest = std::max_element(layer.begin(), layer.end(), [&](int a, int b) {
         return tree[a].subtree_flops < tree[b].subtree_flops;
       });
-      if (int(layer.size()) >= 4 * threads_ || tree[*heaviest].children.empty()) break;
+      if (int(layer.size()) >= 4 * threads_ || tree[*heaviest].child[0] < 0) break;
       const int h = *heaviest;
       is_top[h] = 1;
       layer.erase(heaviest);
-      for (const int c : tree[h].children) layer.push_back(c);
+      for (const int c : tree[h].child) layer.push_back(c);
     }
   }
   std::sort(layer.begin(), layer.end(), [&](int a, int b) { return tree[a].subtree_flops > tree[b].subtree_flops; });
@@ -133,8 +134,8 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
   // 3. The elimination order: each thread's subtrees in postorder, then the top in postorder.
   std::vector<int> order, index_of(tree.size(), -1);
   std::function<void(int, bool)> post = [&](int t, bool top_only) {
-    for (const int c : tree[t].children)
-      if (!top_only || is_top[c]) post(c, top_only);
+    for (const int c : tree[t].child)
+      if (c >= 0 && (!top_only || is_top[c])) post(c, top_only);
     index_of[t] = int(order.size());
     order.push_back(t);
   };
@@ -148,6 +149,15 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
   position_.assign(std::size_t(p.unknowns()), -1);
   unknown_.resize(std::size_t(p.unknowns()));
   fronts_.resize(order.size());
+  std::vector<index_t> update_at(order.size() + 1, 0);
+  std::vector<int> parent(order.size(), -1);
+  for (std::size_t f = 0; f < order.size(); ++f) {
+    update_at[f + 1] = update_at[f] + tree[order[f]].update_nodes * p.dofs;
+    for (const int c : tree[order[f]].child)
+      if (c >= 0) parent[index_of[c]] = int(f);
+  }
+  updates_.resize(std::size_t(update_at.back()));
+  children_.clear();
   index_t next = 0;
   for (std::size_t f = 0; f < order.size(); ++f) {
     const TreeNode& t = tree[order[f]];
@@ -155,49 +165,68 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
     fr.lo = t.box[0];
     fr.hi = t.box[1];
     fr.first = next;
+    fr.parent = parent[f];
     for (index_t k = t.own[0][2]; k < t.own[1][2]; ++k)
       for (index_t j = t.own[0][1]; j < t.own[1][1]; ++j)
         for (index_t i = t.own[0][0]; i < t.own[1][0]; ++i)
           for (int d = 0; d < p.dofs; ++d) {
-            const index_t u = d + p.dofs * (i + p.n[0] * (j + p.n[1] * k));
+            const index_t u = d + p.dofs * (i + p.n[0] * (j + p.n[1] * k));  // x-fastest
             position_[u] = next;
             unknown_[next++] = u;
           }
     fr.size = next - fr.first;
-    for (const int c : t.children) {
-      fr.children.push_back(index_of[c]);
-      fronts_[index_of[c]].parent = int(f);
-      fr.height = std::max(fr.height, fronts_[index_of[c]].height + 1);
-    }
+    for (const int c : t.child)
+      if (c >= 0) {
+        children_.push_back(index_of[c]);
+        fr.height = std::max(fr.height, fronts_[index_of[c]].height + 1);
+      }
+  }
+  for (std::size_t f = 0, c = 0; f < order.size(); ++f) {
+    const int count = tree[order[f]].child[0] >= 0 ? 2 : 0;
+    fronts_[f].children = std::span<const int>(children_.data() + c, std::size_t(count));
+    c += std::size_t(count);
   }
 
   // 4. Update unknowns (positions, ascending) and where each child's land in its parent.
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads_)
+  for (std::size_t f = 0; f < order.size(); ++f) {
+    index_t* out = updates_.data() + update_at[f];
+    index_t* const begin = out;
+    for_each_update_node(p, tree[order[f]].box, [&](index_t node) {
+      for (int d = 0; d < p.dofs; ++d) *out++ = position_[node * p.dofs + d];
+    });
+    std::sort(begin, out);
+    fronts_[f].update = std::span<const index_t>(begin, out);
+  }
+  std::vector<index_t> map_at(order.size() + 1, 0);
+  for (std::size_t f = 0; f < order.size(); ++f) {
+    map_at[f + 1] = map_at[f];
+    for (const int c : fronts_[f].children) map_at[f + 1] += index_t(fronts_[c].update.size());
+  }
+  child_maps_.resize(std::size_t(map_at.back()));
+  bool consistent = true;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads_) reduction(&& : consistent)
   for (std::size_t f = 0; f < order.size(); ++f) {
     Front& fr = fronts_[f];
-    fr.update.reserve(std::size_t(tree[order[f]].update_nodes * p.dofs));
-    for_each_update_node(p, tree[order[f]].box, [&](index_t node) {
-      for (int d = 0; d < p.dofs; ++d) fr.update.push_back(position_[node * p.dofs + d]);
-    });
-    std::sort(fr.update.begin(), fr.update.end());
-  }
-  for (Front& fr : fronts_) {
+    int* out = child_maps_.data() + map_at[f];
     for (const int c : fr.children) {
       // Both lists ascend: a merge finds each child update unknown among this front's own
       // unknowns (contiguous) or its update unknowns.
       std::size_t k = 0;
       for (const index_t pos : fronts_[c].update) {
         if (pos < fr.first + fr.size) {
-          fr.child_map.push_back(int(pos - fr.first));
+          *out++ = int(pos - fr.first);
           continue;
         }
         while (k < fr.update.size() && fr.update[k] < pos) ++k;
-        if (k == fr.update.size() || fr.update[k] != pos)
-          throw Error("sparse direct solver: inconsistent assembly tree (a child's update unknown is not in its parent)");
-        fr.child_map.push_back(int(fr.size + index_t(k)));
+        consistent = consistent && k < fr.update.size() && fr.update[k] == pos;
+        *out++ = int(fr.size + index_t(k));
       }
     }
+    fr.child_map = std::span<const int>(child_maps_.data() + map_at[f], child_maps_.data() + map_at[f + 1]);
   }
+  if (!consistent)
+    throw Error("sparse direct solver: inconsistent assembly tree (a child's update unknown is not in its parent)");
 
   // 5. Panels, flops and the numeric phase's working memory (per thread, then the top).
   for (Front& fr : fronts_) {

@@ -16,6 +16,7 @@
 // every front comes after its children.
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -31,10 +32,10 @@ struct SolverOptions {
 };
 
 struct Front {
-  index_t first = 0, size = 0;   // own unknowns: positions [first, first + size)
-  std::vector<index_t> update;   // the update unknowns' positions, ascending (all > first + size)
-  std::vector<int> children;
-  std::vector<int> child_map;    // for each child in turn, where its update unknowns sit in this front
+  index_t first = 0, size = 0;     // own unknowns: positions [first, first + size)
+  std::span<const index_t> update;  // the update unknowns' positions, ascending (all > first + size)
+  std::span<const int> children;
+  std::span<const int> child_map;  // for each child in turn, where its update unknowns sit in this front
   int parent = -1;
   int height = 0;                // 0 at a leaf; 1 + the highest child's
   std::array<index_t, 3> lo{}, hi{};  // the front's box (its subtree's nodes), half-open
@@ -46,6 +47,8 @@ struct Front {
 class Analysis {
  public:
   explicit Analysis(const GridPattern& pattern, const SolverOptions& options = {});
+  Analysis(const Analysis&) = delete;  // the fronts view storage it owns
+  Analysis& operator=(const Analysis&) = delete;
 
   const GridPattern& pattern() const { return pattern_; }
   index_t unknowns() const { return pattern_.unknowns(); }
@@ -74,6 +77,8 @@ class Analysis {
   GridPattern pattern_;
   int threads_ = 1;
   std::vector<Front> fronts_;
+  std::vector<index_t> updates_;  // the fronts' update lists, end to end
+  std::vector<int> children_, child_maps_;
   std::vector<index_t> position_, unknown_;
   std::vector<int> thread_begin_;  // threads_ + 1 entries
   std::vector<index_t> front_peak_, stack_peak_;

@@ -333,7 +333,7 @@ Refinement Multifrontal<T>::solve_refined(const StencilMatrix<T>& a, T* b, index
     }
     out.residual = now;
     ++out.steps;
-    if (now > 0.5 * before) break;  // stalled at the precision's floor
+    if (now > 0.9 * before) break;  // stalled at the precision's floor
   }
   std::copy(x.begin(), x.end(), b);
   return out;
