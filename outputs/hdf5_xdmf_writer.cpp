@@ -6,7 +6,8 @@
 //                      listed in axis order x, y, z
 //   /step_000010       group per output time; attribute time (double);
 //     /u, /v, ...      one dataset per field, shape (nz, ny, nx) / (ny, nx) / (nx): C order with
-//                      x fastest, so the x-fastest arrays are written as they are
+//                      x fastest, so the x-fastest arrays are written as they are; a vector field
+//                      (3 components) has a last axis of 3, (..., nx, 3), and is an XDMF "Vector"
 //   /times, /steps     output times (double) and step numbers (int), one entry per group
 // <name>.xmf: an XDMF temporal collection over the datasets.
 //
@@ -42,10 +43,15 @@ class Hdf5XdmfWriter final : public Writer {
   void close() override;
 
  private:
+  struct Stored {  // a field as the .xmf describes it
+    std::string name;
+    Precision precision;
+    int components;
+  };
   struct Output {
     int step;
     double time;
-    std::vector<std::pair<std::string, Precision>> fields;
+    std::vector<Stored> fields;
   };
 
   std::string context() const { return "HDF5 output '" + (dir() / h5_name_).string() + "'"; }
@@ -59,7 +65,7 @@ class Hdf5XdmfWriter final : public Writer {
   void write_series();  // /times and /steps from outputs_
   void commit();        // flush, then the .xmf
   std::string xdmf_text() const;
-  std::vector<hsize_t> shape() const;  // dataset shape, slowest axis first
+  std::vector<hsize_t> shape(int components = 1) const;  // dataset shape, slowest axis first
 
   Grid grid_;
   std::string name_, h5_name_;
@@ -101,9 +107,10 @@ Hdf5XdmfWriter::~Hdf5XdmfWriter() {
   H5Eclear2(H5E_DEFAULT);
 }
 
-std::vector<hsize_t> Hdf5XdmfWriter::shape() const {
+std::vector<hsize_t> Hdf5XdmfWriter::shape(int components) const {
   std::vector<hsize_t> dims;
   for (int a = grid_.dim - 1; a >= 0; --a) dims.push_back(hsize_t(grid_.n[a]));
+  if (components > 1) dims.push_back(hsize_t(components));  // the component fastest
   return dims;
 }
 
@@ -163,8 +170,8 @@ void Hdf5XdmfWriter::write(int step, double time, std::span<const FieldRef> fiel
     for (const auto& f : fields) {
       const bool single = f.precision == Precision::float32;
       put(group.get(), f.name, false, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE,
-          single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, shape(), f.data);
-      out.fields.emplace_back(f.name, f.precision);
+          single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, shape(f.components), f.data);
+      out.fields.push_back({f.name, f.precision, f.components});
     }
     check(group.close(), "write group /" + group_name);
     outputs_.push_back(std::move(out));
@@ -194,26 +201,38 @@ void Hdf5XdmfWriter::resume(const std::filesystem::path& previous, long first_st
       },
       &groups);
   if (!same_grid(old.get())) return;  // another run's result: nothing to continue
+  struct Listing {
+    int dim;
+    std::vector<Stored>* fields;
+  };
   for (const auto& g : groups) {
     const long step = std::stol(g.substr(5));
     if (step >= first_step) continue;
     Handle group(hdf5_check(H5Gopen2(old.get(), g.c_str(), H5P_DEFAULT), from, "read /" + g), H5Gclose);
     Output out{int(step), 0.0, {}};
+    Listing listing{grid_.dim, &out.fields};
     Handle attr(hdf5_check(H5Aopen(group.get(), "time", H5P_DEFAULT), from, "read /" + g), H5Aclose);
     hdf5_check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &out.time), from, "read /" + g);
     H5Literate(
         group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
-        [](hid_t loc, const char* name, const H5L_info_t*, void* out) -> herr_t {
+        [](hid_t loc, const char* name, const H5L_info_t*, void* data) -> herr_t {
+          const auto* listing = static_cast<const Listing*>(data);
           const hid_t set = H5Dopen2(loc, name, H5P_DEFAULT);
           const hid_t type = set >= 0 ? H5Dget_type(set) : -1;
+          const hid_t space = set >= 0 ? H5Dget_space(set) : -1;
           const bool single = type >= 0 && H5Tget_size(type) == 4;
+          // A vector field has one axis more than the grid: its last, the components.
+          hsize_t dims[4] = {1, 1, 1, 1};
+          const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : 0;
+          if (rank > listing->dim && rank <= 4) H5Sget_simple_extent_dims(space, dims, nullptr);
+          if (space >= 0) H5Sclose(space);
           if (type >= 0) H5Tclose(type);
           if (set >= 0) H5Dclose(set);
-          static_cast<std::vector<std::pair<std::string, Precision>>*>(out)->emplace_back(
-              name, single ? Precision::float32 : Precision::float64);
+          listing->fields->push_back({name, single ? Precision::float32 : Precision::float64,
+                                      rank > listing->dim && rank <= 4 ? int(dims[rank - 1]) : 1});
           return 0;
         },
-        &out.fields);
+        &listing);
     hdf5_check(H5Ocopy(old.get(), g.c_str(), file_.get(), g.c_str(), H5P_DEFAULT, H5P_DEFAULT), context(),
                "carry /" + g + " over from " + from);
     outputs_.push_back(std::move(out));
@@ -274,9 +293,12 @@ std::string Hdf5XdmfWriter::xdmf_text() const {
     x += "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" + origin + "</DataItem>\n";
     x += "          <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" + spacing + "</DataItem>\n";
     x += "        </Geometry>\n";
-    for (const auto& [name, precision] : o.fields) {
-      x += "        <Attribute Name=\"" + xml_escape(name) + "\" AttributeType=\"Scalar\" Center=\"Node\">\n";
-      x += "          <DataItem Dimensions=\"" + dims + "\" NumberType=\"Float\" Precision=\"" +
+    for (const auto& [name, precision, components] : o.fields) {
+      const bool vector = components > 1;  // (..., nx, 3): the component fastest
+      x += "        <Attribute Name=\"" + xml_escape(name) + "\" AttributeType=\"" + (vector ? "Vector" : "Scalar") +
+           "\" Center=\"Node\">\n";
+      x += "          <DataItem Dimensions=\"" + dims + (vector ? " " + std::to_string(components) : "") +
+           "\" NumberType=\"Float\" Precision=\"" +
            (precision == Precision::float32 ? "4" : "8") + "\" Format=\"HDF\">" + xml_escape(h5_name_) + ":/" + group + "/" +
            xml_escape(name) + "</DataItem>\n";
       x += "        </Attribute>\n";

@@ -118,17 +118,21 @@ class VtkWriter final : public Writer {
     image->SetSpacing(display_spacing(grid_, 0), display_spacing(grid_, 1), display_spacing(grid_, 2));
     const vtkIdType size = grid_.size();
     for (const auto& f : fields) {
-      // VTK point order is x fastest, as ours: the arrays are lent to VTK without a copy
-      // (save = 1: VTK neither frees nor, while writing, modifies them).
+      // VTK point order is x fastest, as ours, and a vector's tuples are interleaved, as ours: the
+      // arrays are lent to VTK without a copy (save = 1: VTK neither frees nor, while writing,
+      // modifies them).
+      const vtkIdType values = size * f.components;
       if (f.precision == Precision::float32) {
         vtkNew<vtkFloatArray> a;
         a->SetName(f.name.c_str());
-        a->SetArray(const_cast<float*>(static_cast<const float*>(f.data)), size, 1);
+        a->SetNumberOfComponents(f.components);
+        a->SetArray(const_cast<float*>(static_cast<const float*>(f.data)), values, 1);
         image->GetPointData()->AddArray(a);
       } else {
         vtkNew<vtkDoubleArray> a;
         a->SetName(f.name.c_str());
-        a->SetArray(const_cast<double*>(static_cast<const double*>(f.data)), size, 1);
+        a->SetNumberOfComponents(f.components);
+        a->SetArray(const_cast<double*>(static_cast<const double*>(f.data)), values, 1);
         image->GetPointData()->AddArray(a);
       }
     }

@@ -20,11 +20,15 @@
 
 namespace tridsim {
 
-// One field to write: grid.size() values, x-fastest, on the host.
+// One field to write: grid.size() values, x-fastest, on the host; or, for a vector field,
+// grid.size() tuples of `components` values, the component fastest (component c of node p at
+// data[c + components * p]). Writers take scalars (1) and vectors of 3 components (x, y, z; a 2D
+// vector gives z = 0): ParaView's Glyph and Warp By Vector need 3.
 struct FieldRef {
   std::string name;
   Precision precision = Precision::float64;
   const void* data = nullptr;  // const float* or const double*
+  int components = 1;          // 1: scalar, 3: vector
 };
 
 // One named scalar per diagnostics row (the CSV columns).

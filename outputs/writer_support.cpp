@@ -69,6 +69,9 @@ void check_write(int step, int last_step, std::span<const FieldRef> fields, cons
       throw Error(what + ": field name '" + f.name + "' is empty or contains '/'");
     if (!seen.insert(f.name).second) throw Error(what + ": field '" + f.name + "' given twice at step " + std::to_string(step));
     if (!f.data) throw Error(what + ": field '" + f.name + "' has no data");
+    if (f.components != 1 && f.components != 3)
+      throw Error(what + ": field '" + f.name + "' has " + std::to_string(f.components) +
+                  " components; a field is a scalar (1) or a vector (3)");
   }
 }
 

@@ -29,7 +29,7 @@ void prepare_output(const std::filesystem::path& dir, const std::string& name, c
                     const std::string& what);
 
 // Check one write() call: steps strictly increase (last_step < 0: none yet), fields have
-// distinct names usable in files and non-null data.
+// distinct names usable in files, non-null data and 1 or 3 components.
 void check_write(int step, int last_step, std::span<const FieldRef> fields, const std::string& what);
 
 }  // namespace tridsim::output_detail

@@ -2,6 +2,7 @@
 
 #include "core/module.hpp"
 #include "physics/bvp/bvp.hpp"
+#include "physics/elasticity/elasticity.hpp"
 #include "physics/glioma/glioma.hpp"
 #include "physics/heat/heat.hpp"
 #include "physics/poisson/poisson.hpp"
@@ -23,6 +24,10 @@ void register_builtin_modules() {
                     "M species with coupled (cross) diffusion and reactions by block-tridiagonal ADI (Douglas with "
                     "Strang-split reactions, or linearly implicit)",
                     precision_factory<ReactionDiffusionModule>());
+    register_module("elasticity",
+                    "plane stress / plane strain linear elasticity on Q4 elements, load cases solved together by the "
+                    "multifrontal sparse direct solver",
+                    precision_factory<ElasticityModule>());
     return true;
   }();
   (void)once;

@@ -1,14 +1,19 @@
 #include "physics/heat/heat.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/device.hpp"
 #include "core/expression_fill.hpp"
 #include "core/expression_translate.hpp"
 #include "physics/heat/face_data.hpp"
 #include "physics/heat/heat_gpu.hpp"
+#include "solvers/sparse_direct/diffusion_matrix.hpp"
+#include "solvers/sparse_direct/multifrontal.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "tridsim_build_info.hpp"
 
@@ -19,8 +24,25 @@ struct HeatModule<T>::Run {
   index_t o, i0, j, k, w;
 };
 
+// The unsplit Crank-Nicolson step (see step_unsplit): W (I - dt/2 A) factored, its explicit half,
+// and the source and face data of the step's start, kept from the previous step's end.
+template <class T>
+struct HeatModule<T>::Unsplit {
+  sparse::DiffusionProblem implicit;   // shift 1, scale dt/2 (kappa0 folded in when constant)
+  sparse::DiffusionProblem explicit_;  // the same with scale -dt/2: W (I + dt/2 A)
+  std::vector<double> kappa;           // node values for the matrix (empty: constant kappa0)
+  std::unique_ptr<sparse::Multifrontal<T>> solver;
+  double dt = -1;                      // of the factorization
+  int factorizations = 0;
+  AlignedVector<T> f_next;             // f(t + dt) of a moving source
+  double f_time = 0, g_time = 0;       // the times of f_ and of flux_ (moving faces)
+};
+
 namespace {
 int face_id(int axis, int side) { return 2 * axis + side; }
+// Is time a the time b? (the driver forms times as start + j dt; a step's t + dt may differ from
+// the next step's t by rounding)
+bool same_time(double a, double b, double dt) { return std::abs(a - b) <= 1e-9 * dt; }
 }  // namespace
 
 // ---- setup ---------------------------------------------------------------------------------
@@ -46,8 +68,6 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   // 1. Scheme.
   scheme_ = s.get_enum("scheme", kSchemeNames, std::nullopt)
                 .value_or(grid.dim == 1 ? Scheme::crank_nicolson : grid.dim == 2 ? Scheme::peaceman_rachford : Scheme::douglas);
-  if (scheme_ == Scheme::crank_nicolson && grid.dim != 1)
-    s.fail("scheme", "crank-nicolson is the 1D scheme; in 2D/3D use douglas (or peaceman-rachford in 2D)");
   if (scheme_ == Scheme::peaceman_rachford && grid.dim != 2)
     s.fail("scheme", "peaceman-rachford is a 2D scheme; use douglas in 1D and 3D");
 
@@ -83,7 +103,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     require_finite_values(s, "exact", grid, t0, e.data());
   }
 
-  solvers_ = read_solver_choice(s, grid, ctx.backend, sizeof(T), !variable_kappa_);
+  read_solver(s, ctx);
 
   // 3. Initial state and boundary conditions.
   const Expression initial = Expression::from_deck(s, "initial", constants);
@@ -93,7 +113,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   require_finite_values(s, "initial", grid, t0, u_.data());
   bc_.impose_dirichlet(t0, u_.data());
   if (s.has("boundary")) require_finite_values(s, "boundary", grid, t0, u_.data());  // the Dirichlet values
-  if (grid.dim > 1) work_.resize(grid.size());
+  if (grid.dim > 1 || unsplit_) work_.resize(grid.size());
   flux_.clear();
   face_data_.clear();
   face_scratch_.clear();
@@ -107,6 +127,7 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     face_data_.push_back(std::move(data));
     for (int k = 0; k < 3; ++k) face_scratch_.emplace_back(f.size(), T(0));
   }
+  if (unsplit_) setup_unsplit(s, ctx, t0);
 
   // 4. The cuda backend: fields move to the device for the whole run.
   if (ctx.backend == Backend::cuda) {
@@ -137,6 +158,94 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
 #endif
   }
+}
+
+// ---- the solver: lines or the unsplit step --------------------------------------------------
+
+// `solver`: a name of kSolverNames, or (lines) a line solver's name or a map of them per axis
+// (solvers/tridiagonal/solver_choice.hpp). Needs scheme_, variable_kappa_ and g_.
+template <class T>
+void HeatModule<T>::read_solver(const DeckNode& s, const SetupContext& ctx) {
+  std::optional<Solver> family;  // nullopt: auto
+  bool lines_word = false;       // the key says `lines`: every axis's line solver is auto
+  if (s.has("solver") && s.is_map("solver")) {
+    family = Solver::lines;
+  } else if (s.has("solver")) {
+    const auto word = s.get<std::string>("solver");
+    if (const auto v = parse_name(kSolverNames, word)) {
+      family = *v;
+      lines_word = family == Solver::lines;
+    } else if (same_name(word, "cr") || tridiag::parse_gpu_algorithm(word)) {
+      family = Solver::lines;
+    } else {
+      std::vector<std::string> names = names_of(kSolverNames);
+      for (const auto& n : names_of(tridiag::kGpuAlgorithmNames))
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+      names.emplace_back("cr");
+      s.fail("solver", "unknown solver: " + unknown_name_message(word, names) +
+                           " (line solvers: one name, or per axis {x: ..., y: ...})");
+    }
+  }
+  cn_.reset();
+  const bool cn = scheme_ == Scheme::crank_nicolson;
+  const std::string scheme = name_of(kSchemeNames, std::optional<Scheme>(scheme_));
+  if (family == Solver::multifrontal && !cn)
+    s.fail("solver", "multifrontal solves the unsplit crank-nicolson step; " + scheme +
+                         " is split into tridiagonal lines: use scheme: crank-nicolson, or solver: lines (or a "
+                         "line solver's name)");
+  unsplit_ = cn && (family == Solver::multifrontal || (!family && g_.dim > 1));
+  if (cn && !unsplit_ && g_.dim > 1)
+    s.fail("solver", "crank-nicolson in 2D and 3D is unsplit, one sparse system per step: use solver: multifrontal "
+                     "(or auto); line solvers serve the split schemes douglas and peaceman-rachford");
+  if (unsplit_) {
+    // The multifrontal solver's CUDA path is not wired to the heat module's device fields yet.
+    if (ctx.backend == Backend::cuda)
+      s.fail("scheme", "crank-nicolson with solver multifrontal runs on the cpu backend only for now (the "
+                       "unsplit step has no GPU path yet): use --backend cpu, or scheme douglas (or "
+                       "peaceman-rachford in 2D) on cuda");
+    return;
+  }
+  // `lines` reads as auto on every axis (read_solver_choice knows only the line solvers' names).
+  const Deck all_auto = Deck::parse("solver: auto\n", s.key_path("solver"));
+  solvers_ = read_solver_choice(lines_word ? all_auto.root() : s, g_, ctx.backend, sizeof(T), !variable_kappa_);
+}
+
+// The unsplit step's problem and solver: the analysis (nested dissection, exact sizes) now, the
+// factorization at the first step (it needs dt).
+template <class T>
+void HeatModule<T>::setup_unsplit(const DeckNode& s, const SetupContext& ctx, double t0) {
+  cn_ = std::make_unique<Unsplit>();
+  Unsplit& c = *cn_;
+  sparse::DiffusionProblem& p = c.implicit;
+  p.dim = g_.dim;
+  for (int a = 0; a < 3; ++a) {
+    p.n[a] = a < g_.dim ? g_.n[a] : 1;
+    p.h[a] = a < g_.dim ? g_.h(a) : 1.0;
+    for (int side = 0; side < 2; ++side) p.dirichlet[a][side] = a < g_.dim && bc_.dirichlet(a, side);
+  }
+  if (variable_kappa_) {
+    c.kappa.assign(kappa_.begin(), kappa_.end());
+    p.kappa = c.kappa.data();
+  }
+  p.shift = 1;
+  c.explicit_ = p;
+  sparse::SolverOptions options;
+  options.backend = ctx.backend;
+  c.solver = std::make_unique<sparse::Multifrontal<T>>(p.pattern(), options);
+  try {  // a grid too large for this machine is the deck's problem: say so at setup, not at the first step
+    sparse::check_memory(c.solver->working_bytes(), options.memory_limit, "the crank-nicolson matrix's factorization");
+  } catch (const DeckError&) {
+    throw;
+  } catch (const Error& e) {
+    s.fail("scheme", std::string(e.what()) + " (or a split scheme: douglas)");
+  }
+  c.f_time = c.g_time = t0;  // setup evaluated f_ and flux_ at t0
+  if (source_moves_) c.f_next.resize(g_.size());
+  const auto& a = c.solver->analysis();
+  spdlog::info("heat: crank-nicolson, unsplit: multifrontal Cholesky of {} unknowns ({} fronts, factor {:.1f} MiB, "
+               "working memory {:.1f} MiB, analysis {:.3f} s)",
+               a.unknowns(), a.fronts().size(), c.solver->factor_bytes() / 1048576.0,
+               c.solver->working_bytes() / 1048576.0, a.seconds());
 }
 
 // ---- the explicit operator on a run of x-adjacent nodes ------------------------------------
@@ -342,6 +451,7 @@ void HeatModule<T>::wait() {
 
 template <class T>
 void HeatModule<T>::step(double t, double dt) {
+  if (unsplit_) return step_unsplit(t, dt);
   prepare_step(t, dt);
   if (gpu_) return step_gpu(t, dt);
   if (scheme_ == Scheme::peaceman_rachford) step_peaceman_rachford(t, dt);
@@ -459,6 +569,109 @@ void HeatModule<T>::step_peaceman_rachford(double, double dt) {
   };
   sweep(0, dt, stage1, store_v);
   sweep(1, dt, stage2, store_u);
+}
+
+// ---- the unsplit Crank-Nicolson step (2D, 3D; 1D with solver: multifrontal) ----------------
+//
+// The semi-discrete system is u' = A u + b(t) + f(t) (A: every axis's operator, b: the Neumann
+// faces' flux terms 2 kappa g / h at their nodes' half cells, Dirichlet nodes fixed), and the
+// step is its trapezoidal rule, with no splitting:
+//   (I - dt/2 A) u^{n+1} = (I + dt/2 A) u^n + dt/2 (b(t) + b(t+dt) + f(t) + f(t+dt)).
+// Every row is multiplied by its node's cell weight W (1/2 on a face, 1/4 on an edge, 1/8 at a
+// corner), which makes W (I - dt/2 A) symmetric positive definite (sparse_direct/
+// diffusion_matrix.hpp): the matrix is factored once per dt and each step is one solve. The
+// face data enter at both time levels, so where two time-dependent Neumann faces meet (corners,
+// edges) the step is as second order as anywhere else; the split schemes' term dt^2/4 A_x A_y du
+// does not exist here.
+
+template <class T>
+int HeatModule<T>::factorizations() const {
+  return cn_ ? cn_->factorizations : 0;
+}
+
+// W (I - dt/2 A) for this dt, factored; its explicit half W (I + dt/2 A) beside it.
+template <class T>
+void HeatModule<T>::factor_unsplit(double dt) {
+  Unsplit& c = *cn_;
+  const double scale = 0.5 * dt * (variable_kappa_ ? 1.0 : double(kappa0_));  // kappa = nullptr: 1
+  c.implicit.scale = scale;
+  c.explicit_.scale = -scale;
+  const sparse::StencilMatrix<T> a = sparse::diffusion_matrix<T>(c.implicit);
+  c.solver->factor(a);
+  if (c.factorizations++ == 0)
+    spdlog::info("heat: factored W (I - dt/2 L) for dt = {:.6g} in {:.3f} s", dt, c.solver->factor_seconds());
+  else
+    spdlog::info("heat: dt changed from {:.6g} to {:.6g}: refactored (same analysis) in {:.3f} s", c.dt, dt,
+                 c.solver->factor_seconds());
+  c.dt = dt;
+}
+
+template <class T>
+void HeatModule<T>::step_unsplit(double t, double dt) {
+  Unsplit& c = *cn_;
+  // 1. The matrix: factored at the first step and again when dt changes (a last step shortened to
+  //    an output time); a difference at rounding level (times are start + j dt) is the same dt.
+  if (!same_time(dt, c.dt, dt)) factor_unsplit(dt);
+  const sparse::DiffusionProblem& p = c.implicit;
+  const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];
+  const T half = T(0.5 * dt);
+  T* b = work_.data();
+  // 2. The explicit half: b = W (I + dt/2 A) u^n (0 on Dirichlet rows).
+  sparse::apply_diffusion<T>(c.explicit_, u_.data(), b);
+  // 3. The source at both time levels: b += W dt/2 (f(t) + f(t+dt)); f(t+dt) is the next step's f(t).
+  if (has_source_) {
+    if (source_moves_) {
+      if (!same_time(c.f_time, t, dt)) source_.fill(g_, t, f_.data());
+      source_.fill(g_, t + dt, c.f_next.data());
+    }
+    const T* f0 = f_.data();
+    const T* f1 = source_moves_ ? c.f_next.data() : f0;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (index_t k = 0; k < nz; ++k)
+      for (index_t j = 0; j < ny; ++j)
+        for (index_t i = 0; i < nx; ++i) {
+          const index_t o = i + nx * (j + ny * k);  // x-fastest
+          b[o] += T(p.cell_weight(i, j, k)) * half * (f0[o] + f1[o]);
+        }
+    if (source_moves_) {
+      std::swap(f_, c.f_next);
+      c.f_time = t + dt;
+    }
+  }
+  // 4. The Neumann faces at both time levels: b += W dt/2 (b(t) + b(t+dt)); a node on two or three
+  //    Neumann faces takes each face's term. flux_ holds g at g_time, scratch g(t + dt).
+  const bool refresh = !same_time(c.g_time, t, dt);
+  for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
+    const Face& f = bc_.faces()[fi];
+    if (f.kind != BoundaryKind::neumann) continue;
+    T* g0 = flux_[fi].data();
+    T* g1 = g0;
+    if (f.value.uses_time()) {
+      if (refresh) f.evaluate(g_, t, g0);
+      g1 = face_scratch_[3 * fi + 2].data();
+      f.evaluate(g_, t + dt, g1);
+    }
+    const T ih = T(1.0 / g_.h(f.axis));
+    for (index_t iq = 0; iq < f.nq; ++iq)
+      for (index_t ip = 0; ip < f.np; ++ip) {
+        std::array<index_t, 3> ijk{};
+        ijk[f.axis] = f.fixed;
+        ijk[f.p] = ip;
+        ijk[f.q] = iq;
+        const index_t node = g_.index(ijk[0], ijk[1], ijk[2]), e = ip + f.np * iq;  // face arrays x-fastest
+        const T k = variable_kappa_ ? kappa_[node] : kappa0_;
+        b[node] += T(p.cell_weight(ijk[0], ijk[1], ijk[2])) * half *
+                   (neumann_flux_term(k, g0[e], ih) + neumann_flux_term(k, g1[e], ih));
+      }
+    if (f.value.uses_time()) std::swap(flux_[fi], face_scratch_[3 * fi + 2]);
+  }
+  c.g_time = t + dt;
+  // 5. The Dirichlet values of t + dt: their rows, and their couplings moved to the other rows.
+  if (bc_.dirichlet_moves()) bc_.impose_dirichlet(t + dt, u_.data());
+  sparse::dirichlet_lift<T>(p, u_.data(), b);
+  // 6. One solve gives u^{n+1} (the Dirichlet rows are identity rows: their values exactly).
+  c.solver->solve(b);
+  std::swap(u_, work_);
 }
 
 // ---- output --------------------------------------------------------------------------------

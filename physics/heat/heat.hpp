@@ -1,10 +1,13 @@
 #pragma once
 // Heat module (namespace tridsim): du/dt = div(kappa grad u) + f on a box in 1, 2 or 3 dimensions,
 // second order in space (vertex-centred differences, half cells at Neumann faces) and time:
-//   crank-nicolson (1D), peaceman-rachford (2D), douglas (delta form, theta = 1/2; 2D and 3D).
-// Every implicit stage is a batch of tridiagonal line solves whose right-hand side is formed
-// inside the solver's load and whose result is applied inside its store, so a Douglas step
-// in 3D makes three sweeps over memory and no separate explicit or update pass.
+//   crank-nicolson (1D: tridiagonal lines; 2D, 3D: unsplit, one sparse system per step),
+//   peaceman-rachford (2D), douglas (delta form, theta = 1/2; 2D and 3D).
+// Every implicit stage of the line schemes is a batch of tridiagonal line solves whose
+// right-hand side is formed inside the solver's load and whose result is applied inside its
+// store, so a Douglas step in 3D makes three sweeps over memory and no separate explicit or
+// update pass. The unsplit Crank-Nicolson step factors I - dt/2 L once (multifrontal Cholesky,
+// solvers/sparse_direct/) and solves with it every step: no splitting error anywhere.
 #include <array>
 #include <memory>
 #include <optional>
@@ -37,10 +40,21 @@ class HeatModule final : public Module {
   enum class Scheme { crank_nicolson, peaceman_rachford, douglas };
   static constexpr NameEntry<std::optional<Scheme>> kSchemeNames[] = {  // auto: by the grid's dimension
       {"auto", std::nullopt},
-      {"crank-nicolson", Scheme::crank_nicolson, "1D"},
+      {"crank-nicolson", Scheme::crank_nicolson, "1D lines; 2D, 3D unsplit (multifrontal)"},
       {"peaceman-rachford", Scheme::peaceman_rachford, "2D"},
       {"douglas", Scheme::douglas, "1D-3D"}};
   Scheme scheme() const { return scheme_; }
+  // How the implicit systems are solved (`solver`): tridiagonal lines (the key may then also name
+  // a line solver, or one per axis) or one sparse system per step. auto: multifrontal for a 2D or
+  // 3D crank-nicolson, lines otherwise.
+  enum class Solver { lines, multifrontal };
+  static constexpr NameEntry<std::optional<Solver>> kSolverNames[] = {
+      {"auto", std::nullopt},
+      {"lines", Solver::lines, "tridiagonal line solves: ADI, 1D crank-nicolson"},
+      {"multifrontal", Solver::multifrontal, "sparse Cholesky of the unsplit crank-nicolson step"}};
+  Solver solver() const { return unsplit_ ? Solver::multifrontal : Solver::lines; }
+  // Factorizations of the unsplit step's matrix so far (one per run while dt stays the same).
+  int factorizations() const;
   // The current u on the host (copied from the device with the cuda backend).
   const AlignedVector<T>& solution();
   std::vector<StateArray> state() override;
@@ -61,6 +75,11 @@ class HeatModule final : public Module {
   void add_source(const Run& r, T scale, T* out) const;
   void set_face_rows(int axis, double dt, T* field) const;
   void step_gpu(double t, double dt);
+  void read_solver(const DeckNode& s, const SetupContext& ctx);
+  struct Unsplit;  // the unsplit Crank-Nicolson step's matrix, solver and data (heat.cpp)
+  void setup_unsplit(const DeckNode& s, const SetupContext& ctx, double t0);
+  void factor_unsplit(double dt);
+  void step_unsplit(double t, double dt);
 
   Grid g_;
   Scheme scheme_ = Scheme::douglas;
@@ -83,6 +102,8 @@ class HeatModule final : public Module {
   bool matrices_changed_ = false;
   std::array<tridiag::UniformMatrix<T>, 3> uniform_;
   std::unique_ptr<HeatGpu<T>> gpu_;  // set when the backend is cuda: fields live on the device
+  bool unsplit_ = false;             // crank-nicolson by the sparse direct solver
+  std::unique_ptr<Unsplit> cn_;
 };
 
 }  // namespace tridsim

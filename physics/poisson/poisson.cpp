@@ -1,6 +1,7 @@
 #include "physics/poisson/poisson.hpp"
 
 #include <hdf5.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/hdf5_support.hpp"
+#include "physics/poisson/poisson_sparse.hpp"
 #include "tridsim_build_info.hpp"
 #if TRIDSIM_HAVE_CUDA
 #include "physics/poisson/poisson_gpu.hpp"
@@ -44,7 +46,10 @@ void read_hdf5_source(const DeckNode& spec, const Grid& g, T* out) {
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   std::string shape, want;
   bool ok = rank == g.dim;
-  for (int a = 0; a < rank; ++a) shape += (a ? "x" : "") + std::to_string(dims[a]);
+  for (int a = 0; a < rank; ++a) {
+    if (a) shape += "x";
+    shape += std::to_string(dims[a]);
+  }
   for (int a = g.dim - 1; a >= 0; --a) {
     want += std::to_string(g.n[a]) + (a ? "x" : "");
     if (ok && dims[g.dim - 1 - a] != hsize_t(g.n[a])) ok = false;
@@ -55,6 +60,40 @@ void read_hdf5_source(const DeckNode& spec, const Grid& g, T* out) {
   const hid_t type = std::is_same_v<T, float> ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   if (H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     spec.fail("dataset", "cannot read '" + dataset + "' from '" + path.string() + "' as numbers");
+}
+
+// The module's method as the fast solvers' (automatic stays automatic), and back.
+cr::PoissonMethod fast_method(PoissonModuleMethod m) {
+  switch (m) {
+    case PoissonModuleMethod::bcr: return cr::PoissonMethod::bcr;
+    case PoissonModuleMethod::bcr4: return cr::PoissonMethod::bcr4;
+    case PoissonModuleMethod::fft: return cr::PoissonMethod::fft;
+    default: return cr::PoissonMethod::automatic;
+  }
+}
+PoissonModuleMethod module_method(cr::PoissonMethod m) {
+  switch (m) {
+    case cr::PoissonMethod::bcr: return PoissonModuleMethod::bcr;
+    case cr::PoissonMethod::bcr4: return PoissonModuleMethod::bcr4;
+    case cr::PoissonMethod::fft: return PoissonModuleMethod::fft;
+    default: return PoissonModuleMethod::automatic;
+  }
+}
+
+// "node (i, j, k) (x = .., y = .., z = ..)" for the grid node at x-fastest offset o.
+std::string node_text(const Grid& g, index_t o) {
+  const index_t i = o % g.n[0], j = (o / g.n[0]) % g.n[1], k = o / (g.n[0] * g.n[1]);
+  std::string s = "node (" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) + ") (x = " +
+                  std::to_string(g.coord(0, i));
+  if (g.dim > 1) s += ", y = " + std::to_string(g.coord(1, j));
+  if (g.dim > 2) s += ", z = " + std::to_string(g.coord(2, k));
+  return s + ")";
+}
+
+// A DeckError at the key that gives `face` (its own, or `all`).
+[[noreturn]] void fail_face(const DeckNode& s, const Face& face, const std::string& what) {
+  const DeckNode bc = s.child("boundary");
+  bc.fail(bc.has(face.name()) ? face.name() : "all", std::string("face ") + face.name() + ": " + what);
 }
 
 }  // namespace
@@ -75,16 +114,67 @@ cr::PoissonBox PoissonModule<T>::interior_box() const {
   return b;
 }
 
+// kappa: a number, an expression of x, y, z or an HDF5 dataset over the nodes; finite and positive
+// at every node. A kappa that takes one value everywhere is kept as kappa0_ (the fast methods can
+// solve it), any other as node values.
+template <class T>
+void PoissonModule<T>::read_conductivity(const DeckNode& s, const Grid& grid, const SetupContext& ctx) {
+  kappa0_ = 1;
+  kappa_.clear();
+  if (!s.has("conductivity")) return;
+  std::vector<double> k(static_cast<std::size_t>(grid.size()));
+  if (s.is_map("conductivity")) {
+    read_hdf5_source<double>(s.child("conductivity"), grid, k.data());
+  } else {
+    const Expression e = Expression::from_deck(s, "conductivity", ctx.constants);
+    if (e.uses_time()) s.fail("conductivity", "the problem is steady: kappa may use x, y, z but not t");
+    e.fill(grid, t0_, k.data());
+  }
+  require_finite_values(s, "conductivity", grid, t0_, k.data());
+  const auto bad = std::find_if(k.begin(), k.end(), [](double v) { return !(v > 0); });
+  if (bad != k.end())
+    s.fail("conductivity", "must be positive at every node, is " + std::to_string(*bad) + " at " +
+                               node_text(grid, index_t(bad - k.begin())));
+  const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
+  if (*lo == *hi) kappa0_ = *lo;
+  else kappa_ = std::move(k);
+}
+
+// auto: multifrontal when kappa varies or a face is Neumann; a fast method named in the deck
+// must be able to solve the problem.
+template <class T>
+void PoissonModule<T>::choose_method(const DeckNode& s) {
+  const Face* neumann = nullptr;
+  for (const Face& f : bc_.faces())
+    if (f.kind == BoundaryKind::neumann && !neumann) neumann = &f;
+  const bool varies = !kappa_.empty();
+  if (method_ == PoissonModuleMethod::automatic && (varies || neumann)) method_ = PoissonModuleMethod::multifrontal;
+  if (method_ == PoissonModuleMethod::multifrontal) {
+    if (s.has("refine"))
+      s.fail("refine", "applies to bcr, bcr4 and fft; multifrontal refines until the residual stops falling");
+    return;
+  }
+  const std::string name = method_ == PoissonModuleMethod::automatic
+                               ? std::string("auto")
+                               : std::string(name_of(kPoissonModuleMethodNames, method_));
+  if (varies)
+    s.fail("method", name + " solves a constant conductivity, and poisson.conductivity varies: use method: "
+                            "multifrontal (or auto)");
+  if (neumann)
+    s.fail("method", name + " needs type: dirichlet on every face, and face " + neumann->name() +
+                         " is neumann: use method: multifrontal (or auto)");
+}
+
 template <class T>
 void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
   g_ = grid;
   t0_ = t0;
-  // 1. Method.
-  method_ = s.get_enum("method", cr::kPoissonMethodNames, cr::PoissonMethod::automatic);
+  // 1. Method (resolved in 5, once the problem is known).
+  method_ = s.get_enum("method", kPoissonModuleMethodNames, PoissonModuleMethod::automatic);
   refine_ = s.get_enum("refine", cr::kRefineNames, cr::Refine::automatic);
   for (int a = 0; a < grid.dim; ++a)
     if (grid.n[a] < 3)
-      s.fail("", "grid.n: every axis needs at least 3 nodes (one interior node between two Dirichlet faces), axis " +
+      s.fail("", "grid.n: every axis needs at least 3 nodes (one interior node between two faces), axis " +
                      std::to_string(a) + " has " + std::to_string(grid.n[a]));
 
   // 2. Right-hand side f: an expression of x, y, z or a dataset of an HDF5 file.
@@ -99,13 +189,27 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   for (const T v : f_)
     if (!std::isfinite(double(v))) s.fail("source", "has a value that is not finite (NaN or Inf) at some node");
 
-  // 3. Dirichlet values on every face, and the optional exact solution.
+  // 3. The conductivity kappa.
+  read_conductivity(s, grid, ctx);
+
+  // 4. The faces: Dirichlet values or Neumann derivatives du/dn (outward normal), finite and steady;
+  //    at least one face Dirichlet, else u is fixed only up to a constant.
   bc_.read(s, grid, ctx.constants);
-  for (const auto& f : bc_.faces()) {
-    if (f.kind != BoundaryKind::dirichlet)
-      s.fail("boundary", "the poisson module solves Dirichlet problems: every face needs type: dirichlet");
-    if (f.value.uses_time()) s.fail("boundary", "the problem is steady: boundary values may not use t");
+  neumann_.assign(bc_.faces().size(), {});
+  bool any_dirichlet = false;
+  for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
+    const Face& f = bc_.faces()[fi];
+    if (f.value.uses_time()) fail_face(s, f, "the problem is steady: boundary values may not use t");
+    std::vector<double> values(static_cast<std::size_t>(f.size()));
+    f.evaluate(grid, t0, values.data());
+    for (const double v : values)
+      if (!std::isfinite(v)) fail_face(s, f, "value '" + f.value.text() + "' is not finite at some node of the face");
+    if (f.kind == BoundaryKind::neumann) neumann_[fi] = std::move(values);
+    else any_dirichlet = true;
   }
+  if (!any_dirichlet)
+    s.fail("boundary", "no face is dirichlet: with Neumann faces only, u is fixed only up to a constant (the "
+                       "problem is singular); give at least one face type: dirichlet");
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
@@ -116,18 +220,33 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   u_.assign(grid.size(), T(0));
   bc_.impose_dirichlet(t0, u_.data());
 
-  // 4. The solver (plans and tables are made here, once).
+  // 5. The solver (analysis, plans and tables are made here, once).
+  choose_method(s);
+  if (method_ == PoissonModuleMethod::multifrontal) {
+    sparse_ = std::make_unique<PoissonSparse<T>>(grid, bc_, kappa_, kappa0_, ctx.backend);
+    try {
+      sparse::check_memory(sparse_->working_bytes(), 0, "the multifrontal factorization");
+    } catch (const Error& e) {
+      s.fail("method", e.what());
+    }
+    const sparse::Analysis& an = sparse_->analysis();
+    spdlog::info("poisson: multifrontal on {} unknowns, {} fronts: factor {:.3g} MiB, working memory {:.3g} MiB, "
+                 "{:.3g} Gflop (analysis {:.3g} s)",
+                 an.unknowns(), an.fronts().size(), double(an.factor_entries()) * sizeof(T) / 1048576.0,
+                 sparse_->working_bytes() / 1048576.0, an.flops() * 1e-9, an.seconds());
+    return;
+  }
   const cr::PoissonBox box = interior_box();
   if (ctx.backend == Backend::cuda) {
 #if TRIDSIM_HAVE_CUDA
-    gpu_ = std::make_unique<PoissonGpu<T>>(box, method_, refine_);
-    method_ = gpu_->method();
+    gpu_ = std::make_unique<PoissonGpu<T>>(box, fast_method(method_), refine_);
+    method_ = module_method(gpu_->method());
 #else
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
 #endif
   } else {
-    cpu_ = std::make_unique<cr::PoissonSolver<T>>(box, method_, false, refine_);
-    method_ = cpu_->method();
+    cpu_ = std::make_unique<cr::PoissonSolver<T>>(box, fast_method(method_), false, refine_);
+    method_ = module_method(cpu_->method());
   }
 }
 
@@ -139,6 +258,7 @@ void PoissonModule<T>::form_rhs(T* rhs) const {
   const T ix = T(1 / (b.h[0] * b.h[0])), iy = dim > 1 ? T(1 / (b.h[1] * b.h[1])) : T(0),
           iz = dim > 2 ? T(1 / (b.h[2] * b.h[2])) : T(0);
   const T* u = u_.data();  // holds the Dirichlet values on the faces
+  const T inv_kappa = T(1 / kappa0_);  // -kappa0 Lap u = f is -Lap u = f / kappa0
   const index_t sy = g_.n[0], sz = g_.n[0] * g_.n[1];
 #pragma omp parallel for collapse(2) schedule(static)
   for (index_t k = 0; k < mz; ++k)
@@ -146,7 +266,7 @@ void PoissonModule<T>::form_rhs(T* rhs) const {
       for (index_t i = 0; i < mx; ++i) {
         // interior node (i, j, k) is grid node (i+1, j+1, k+1) (k+1 -> 0 in 2D), x-fastest
         const index_t o = (i + 1) + (dim > 1 ? (j + 1) * sy : 0) + (dim > 2 ? (k + 1) * sz : 0);
-        T v = f_[o];
+        T v = f_[o] * inv_kappa;
         if (i == 0) v += ix * u[o - 1];
         if (i == mx - 1) v += ix * u[o + 1];
         if (dim > 1 && j == 0) v += iy * u[o - sy];
@@ -158,7 +278,7 @@ void PoissonModule<T>::form_rhs(T* rhs) const {
 }
 
 template <class T>
-void PoissonModule<T>::step(double /*t*/, double /*dt*/) {
+void PoissonModule<T>::solve_fast() {
   const cr::PoissonBox b = interior_box();
   const index_t mx = b.m[0], my = b.m[1], mz = b.m[2];
   AlignedVector<T> rhs(b.size()), w(b.size());
@@ -190,6 +310,21 @@ void PoissonModule<T>::step(double /*t*/, double /*dt*/) {
     ff += double(rhs[i]) * double(rhs[i]);
   }
   residual_ = ff > 0 ? std::sqrt(rr / ff) : std::sqrt(rr);
+}
+
+template <class T>
+void PoissonModule<T>::solve_sparse() {
+  const sparse::Refinement r = sparse_->solve(f_.data(), neumann_, u_.data());
+  residual_ = r.residual;
+  refinement_steps_ = r.steps;
+  spdlog::info("poisson: multifrontal factored in {:.3g} s; {} refinement step{}, relative residual {:.3g}",
+               sparse_->factor_seconds(), r.steps, r.steps == 1 ? "" : "s", r.residual);
+}
+
+template <class T>
+void PoissonModule<T>::step(double /*t*/, double /*dt*/) {
+  if (sparse_) solve_sparse();
+  else solve_fast();
   solved_ = true;
   if (exact_) {
     err_.resize(g_.size());
@@ -202,6 +337,7 @@ void PoissonModule<T>::step(double /*t*/, double /*dt*/) {
 template <class T>
 std::vector<FieldRef> PoissonModule<T>::fields() {
   std::vector<FieldRef> out{{"u", precision_of<T>(), u_.data()}};
+  if (!kappa_.empty()) out.push_back({"kappa", Precision::float64, kappa_.data()});
   if (exact_ && solved_) out.push_back({"error", precision_of<T>(), err_.data()});
   return out;
 }

@@ -1,12 +1,19 @@
 #pragma once
-// Poisson module (namespace tridsim): the steady problem -Lap u = f on a rectangle / box with
-// Dirichlet values on every face (expressions of x, y, z), vertex-centred 5- / 7-point differences
-// (3-point in 1D), solved once by a fast direct method (solvers/cyclic_reduction/poisson.hpp):
-//   bcr (radix-2 block cyclic reduction), bcr4 (radix-4), fft (sine transforms), auto.
-// f is an expression or a dataset of an HDF5 file over the grid's nodes. With `exact:` the
-// run reports the error norms and writes the error field next to u.
+// Poisson module (namespace tridsim): the steady problem -div(kappa grad u) = f on a rectangle /
+// box, vertex-centred 5- / 7-point differences (3-point in 1D), solved once by a direct method:
+//  - bcr (radix-2 block cyclic reduction), bcr4 (radix-4), fft (sine transforms): the fast
+//    methods of solvers/cyclic_reduction/poisson.hpp, for a constant kappa and Dirichlet values on
+//    every face;
+//  - multifrontal (solvers/sparse_direct/, through poisson_sparse.hpp): any positive kappa (face
+//    values the harmonic mean of node values), Dirichlet or Neumann faces (the outward normal
+//    derivative du/dn, as for the heat module), at least one face Dirichlet;
+//  - auto: multifrontal when kappa varies or a face is Neumann, else the fast methods' choice.
+// kappa (`conductivity`, default 1) and f (`source`) are numbers, expressions of x, y, z or
+// datasets of an HDF5 file over the grid's nodes. With `exact:` the run reports the error norms
+// and writes the error field next to u.
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/aligned.hpp"
 #include "core/module.hpp"
@@ -15,8 +22,20 @@
 
 namespace tridsim {
 
+// The module's `method` choice: the fast methods of cr::PoissonMethod, and the sparse direct one.
+enum class PoissonModuleMethod { automatic, bcr, bcr4, fft, multifrontal };
+inline constexpr NameEntry<PoissonModuleMethod> kPoissonModuleMethodNames[] = {
+    {"auto", PoissonModuleMethod::automatic, "multifrontal for a variable kappa or a Neumann face, else a fast method by size and backend"},
+    {"bcr", PoissonModuleMethod::bcr, "radix-2 block cyclic reduction (constant kappa, Dirichlet faces)"},
+    {"bcr4", PoissonModuleMethod::bcr4, "radix-4 block cyclic reduction (constant kappa, Dirichlet faces)"},
+    {"fft", PoissonModuleMethod::fft, "sine transforms (constant kappa, Dirichlet faces)"},
+    {"multifrontal", PoissonModuleMethod::multifrontal,
+     "sparse direct: nested dissection, multifrontal Cholesky (any kappa, Neumann faces)"}};
+
 template <class T>
 class PoissonGpu;
+template <class T>
+class PoissonSparse;
 
 template <class T>
 class PoissonModule final : public Module {
@@ -29,27 +48,44 @@ class PoissonModule final : public Module {
   std::vector<Diagnostic> diagnostics(double t) override;
   std::optional<ErrorNorms> error_norms(double t) override;
   bool steady() const override { return true; }
-  double arrays_per_point() const override { return 8; }  // u, f, the exact solution and the cyclic-reduction work space
+  // u, f, the exact solution and the cyclic-reduction work space; the multifrontal factor's own
+  // memory is checked at setup, when its size is known.
+  double arrays_per_point() const override { return 8; }
 
   const AlignedVector<T>& solution() const { return u_; }
-  cr::PoissonMethod method() const { return method_; }
-  // ||f - A u||_2 / ||f||_2 over the interior nodes (boundary data moved into f), after step().
+  // The method solving (auto resolved at setup).
+  PoissonModuleMethod method() const { return method_; }
+  // The relative residual ||f - A u||_2 / ||f||_2 of the system solved, after step(): over the
+  // interior nodes for the fast methods (boundary data moved into f), over the rows that are not
+  // Dirichlet for multifrontal (its symmetric, row-weighted system).
   double relative_residual() const { return residual_; }
+  int refinement_steps() const { return refinement_steps_; }  // multifrontal's
 
  private:
-  void form_rhs(T* rhs) const;  // f at the interior nodes plus the Dirichlet neighbours / h^2
+  void read_conductivity(const DeckNode& s, const Grid& grid, const SetupContext& ctx);
+  void choose_method(const DeckNode& s);
+  void solve_fast();
+  void solve_sparse();
+  void form_rhs(T* rhs) const;  // f / kappa at the interior nodes plus the Dirichlet neighbours / h^2
   cr::PoissonBox interior_box() const;
 
   Grid g_;
   Boundary bc_;
-  cr::PoissonMethod method_ = cr::PoissonMethod::automatic;
+  PoissonModuleMethod method_ = PoissonModuleMethod::automatic;
+  cr::PoissonMethod fast_method_ = cr::PoissonMethod::automatic;
   cr::Refine refine_ = cr::Refine::automatic;
   std::optional<Expression> exact_;
   double t0_ = 0, residual_ = 0;
+  int refinement_steps_ = 0;
   bool solved_ = false;
-  AlignedVector<T> u_, f_, err_;  // over all nodes; f_ only at interior nodes matters
+  // kappa: kappa0_ when constant; else node values (x-fastest, double for the matrix), also written.
+  double kappa0_ = 1;
+  std::vector<double> kappa_;
+  std::vector<std::vector<double>> neumann_;  // per face: du/dn at its nodes (empty if Dirichlet)
+  AlignedVector<T> u_, f_, err_;  // over all nodes; for the fast methods only f_ at interior nodes matters
   std::unique_ptr<cr::PoissonSolver<T>> cpu_;
   std::unique_ptr<PoissonGpu<T>> gpu_;
+  std::unique_ptr<PoissonSparse<T>> sparse_;
 };
 
 }  // namespace tridsim

@@ -55,8 +55,8 @@ class CaptureWriter final : public Writer {
   void write(int step, double time, std::span<const FieldRef> fields) override {
     if (!keep_all_) into_.outputs.clear();  // (before the copy: one output in memory at a time)
     Output out{step, time, {}};
-    const auto size = std::size_t(into_.grid.size());
     for (const FieldRef& f : fields) {
+      const auto size = std::size_t(into_.grid.size()) * std::size_t(f.components);
       if (f.precision == Precision::float32) {
         const auto* p = static_cast<const float*>(f.data);
         out.fields.emplace_back(f.name, std::vector<float>(p, p + size));
@@ -75,11 +75,13 @@ class CaptureWriter final : public Writer {
 };
 
 // A vector handed to NumPy without a copy, shaped as the HDF5 writer's datasets: (nz, ny, nx),
-// C order, x fastest (outputs/hdf5_xdmf_writer.cpp).
+// C order, x fastest, and a last axis of 3 for a vector field (outputs/hdf5_xdmf_writer.cpp).
 template <class T>
 py::array to_numpy(std::vector<T>&& values, const Grid& grid) {
   std::vector<py::ssize_t> shape;
   for (int a = grid.dim - 1; a >= 0; --a) shape.push_back(py::ssize_t(grid.n[a]));
+  if (const auto components = values.size() / std::size_t(grid.size()); components > 1)
+    shape.push_back(py::ssize_t(components));
   auto* owned = new std::vector<T>(std::move(values));
   py::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
   return py::array_t<T>(shape, owned->data(), free_it);

@@ -4,7 +4,8 @@
 usage: check_outputs.py OUTPUT_DIR
 
 For every *.h5 in OUTPUT_DIR: each dataset under /step_* is finite and has the shape the /grid
-attributes give (n is listed x, y, z; datasets are stored slowest axis first: (nz, ny, nx));
+attributes give (n is listed x, y, z; datasets are stored slowest axis first: (nz, ny, nx); a
+vector field has 3 components last: (nz, ny, nx, 3));
 /times and /steps list the step groups. For every *.xmf: it parses, and each HDF DataItem names
 an existing dataset of the stated dimensions (1s aside). Leftover temporary files (.*.part) are errors too:
 a writer that did not finish. Exits 0 when all is well, 1 listing every problem otherwise.
@@ -45,8 +46,8 @@ def check_h5(path, problems):
                 if not isinstance(item, h5py.Dataset):
                     problems.append(f"{where}: not a dataset")
                     continue
-                if item.shape != shape:
-                    problems.append(f"{where}: shape {item.shape}, but /grid says {shape}")
+                if item.shape != shape and item.shape != shape + (3,):  # a scalar, or a 3-vector per node
+                    problems.append(f"{where}: shape {item.shape}, but /grid says {shape} (or {shape + (3,)} for a vector)")
                     continue
                 values = item[()]
                 bad = ~np.isfinite(values)

@@ -397,6 +397,120 @@ TEST_CASE("CsvWriter writes exact numbers and checks row sizes") {
   CHECK(dir.files() == std::vector<std::string>{"series.csv"});
 }
 
+namespace {
+
+// A vector field beside a scalar: w = (node index, -node index, step) per node, 3 components
+// interleaved (component c of node p at [c + 3 p]), in float and in double.
+struct VectorSample {
+  std::vector<double> w;
+  std::vector<float> wf;
+  std::vector<double> s;
+  VectorSample(const Grid& g, int step) {
+    for (index_t p = 0; p < g.size(); ++p) {  // nodes x-fastest
+      for (const double c : {double(p) + 0.5, -double(p), double(step)}) {
+        w.push_back(c);
+        wf.push_back(float(c));
+      }
+      s.push_back(double(p) * 0.25);
+    }
+  }
+  std::vector<FieldRef> refs() const {
+    return {{"s", Precision::float64, s.data()}, {"w", Precision::float64, w.data(), 3}, {"wf", Precision::float32, wf.data(), 3}};
+  }
+};
+
+void write_vector_sample(Writer& w, const Grid& g) {
+  for (int s = 0; s < 2; ++s) {
+    VectorSample data(g, kSteps[s]);
+    auto refs = data.refs();
+    w.write(kSteps[s], kTimes[s], refs);
+  }
+}
+
+void check_vector_outputs(const fs::path& dir, const Grid& g) {
+  const std::string dims = std::to_string(g.n[2]) + " " + std::to_string(g.n[1]) + " " + std::to_string(g.n[0]);
+  const std::string x = read_text(dir / "vec.xmf");
+  // The scalar's attribute is as before; the vectors state their 3 components last.
+  CHECK(x.find("<Attribute Name=\"s\" AttributeType=\"Scalar\" Center=\"Node\">\n          <DataItem Dimensions=\"" + dims +
+               "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">vec.h5:/step_000010/s</DataItem>") != std::string::npos);
+  CHECK(x.find("<Attribute Name=\"w\" AttributeType=\"Vector\" Center=\"Node\">\n          <DataItem Dimensions=\"" + dims +
+               " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">vec.h5:/step_000010/w</DataItem>") != std::string::npos);
+  CHECK(x.find("<Attribute Name=\"wf\" AttributeType=\"Vector\" Center=\"Node\">\n          <DataItem Dimensions=\"" + dims +
+               " 3\" NumberType=\"Float\" Precision=\"4\" Format=\"HDF\">vec.h5:/step_000000/wf</DataItem>") != std::string::npos);
+  hid_t file = ok(H5Fopen((dir / "vec.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  std::vector<hsize_t> shape;  // slowest axis first, then the components
+  for (int a = g.dim - 1; a >= 0; --a) shape.push_back(hsize_t(g.n[a]));
+  std::vector<hsize_t> vshape = shape;
+  vshape.push_back(3);
+  for (int s = 0; s < 2; ++s) {
+    const std::string group = s == 0 ? "/step_000000" : "/step_000010";
+    VectorSample expected(g, kSteps[s]);
+    std::vector<hsize_t> d;
+    size_t bytes = 0;
+    CHECK(read_dataset<double>(file, group + "/s", d, bytes) == expected.s);
+    CHECK(d == shape);
+    CHECK(read_dataset<double>(file, group + "/w", d, bytes) == expected.w);
+    CHECK(d == vshape);
+    CHECK(bytes == 8);
+    CHECK(read_dataset<float>(file, group + "/wf", d, bytes) == expected.wf);
+    CHECK(d == vshape);
+    CHECK(bytes == 4);
+  }
+  CHECK(H5Fclose(file) >= 0);
+}
+
+}  // namespace
+
+TEST_CASE("vector fields: HDF5 (..., 3) datasets, XDMF Vector attributes, VTK 3-component arrays") {
+  for (int dim = 2; dim <= 3; ++dim) {
+    CAPTURE(dim);
+    ScratchDir dir("vec");
+    const Grid g = make_grid(dim);
+    auto w = make_hdf5_xdmf_writer(dir.path, "vec", g);
+    write_vector_sample(*w, g);
+    w->close();
+    check_vector_outputs(dir.path, g);
+
+    // A restarted run carries the earlier outputs over, vectors still vectors in the .xmf.
+    ScratchDir next("vec_resume");
+    auto r = make_hdf5_xdmf_writer(next.path, "vec", g);
+    r->resume(dir.path, 10);
+    VectorSample data(g, 10);
+    auto refs = data.refs();
+    r->write(10, kTimes[1], refs);
+    r->close();
+    check_vector_outputs(next.path, g);
+  }
+  // Only scalars and 3-vectors are fields.
+  ScratchDir dir("vecbad");
+  const Grid g = make_grid(2);
+  VectorSample data(g, 0);
+  auto w = make_hdf5_xdmf_writer(dir.path, "vec", g);
+  std::vector<FieldRef> two{{"w", Precision::float64, data.w.data(), 2}};
+  CHECK_THROWS_WITH_AS(w->write(0, 0.0, two), doctest::Contains("field 'w' has 2 components"), Error);
+#if TRIDSIM_HAVE_VTK
+  ScratchDir vdir("vecvtk");
+  auto v = make_vtk_writer(vdir.path, "vec", g);
+  write_vector_sample(*v, g);
+  v->close();
+  vtkNew<vtkXMLImageDataReader> reader;
+  reader->SetFileName((vdir.path / "vec_000010.vti").c_str());
+  reader->Update();
+  VectorSample expected(g, 10);
+  for (const char* name : {"w", "wf"}) {
+    vtkDataArray* a = reader->GetOutput()->GetPointData()->GetArray(name);
+    REQUIRE(a != nullptr);
+    CHECK(a->GetNumberOfComponents() == 3);
+    REQUIRE(a->GetNumberOfTuples() == g.size());
+    for (vtkIdType p = 0; p < g.size(); ++p)
+      for (int c = 0; c < 3; ++c) CHECK(a->GetComponent(p, c) == expected.w[std::size_t(c + 3 * p)]);
+  }
+  vtkDataArray* s = reader->GetOutput()->GetPointData()->GetArray("s");
+  REQUIRE(s != nullptr);
+  CHECK(s->GetNumberOfComponents() == 1);
+#endif
+}
+
 // Not a check by itself: leaves outputs for check_outputs.py (see tests/outputs/CMakeLists.txt).
 TEST_CASE("sample outputs for check_outputs.py") {
   const char* keep = std::getenv("TRIDSIM_OUTPUTS_KEEP");
@@ -415,6 +529,12 @@ TEST_CASE("sample outputs for check_outputs.py") {
       write_sample(*v, g);
       v->close();
     }
+  }
+  {  // a vector field beside scalars
+    const Grid g = make_grid(2);
+    auto w = make_hdf5_xdmf_writer(root / "good", "vector2d", g);
+    write_vector_sample(*w, g);
+    w->close();
   }
   const Grid g = make_grid(2);
   Sample data(g, 0);
