@@ -129,8 +129,9 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   }
   if (unsplit_) setup_unsplit(s, ctx, t0);
 
-  // 4. The cuda backend: fields move to the device for the whole run.
-  if (ctx.backend == Backend::cuda) {
+  // 4. The cuda backend: fields move to the device for the whole run (the unsplit step keeps u on
+  //    the host and factors and solves on the device: setup_unsplit).
+  if (ctx.backend == Backend::cuda && !unsplit_) {
 #if TRIDSIM_HAVE_CUDA
     typename HeatGpu<T>::Config c;
     c.grid = grid;
@@ -197,14 +198,7 @@ void HeatModule<T>::read_solver(const DeckNode& s, const SetupContext& ctx) {
   if (cn && !unsplit_ && g_.dim > 1)
     s.fail("solver", "crank-nicolson in 2D and 3D is unsplit, one sparse system per step: use solver: multifrontal "
                      "(or auto); line solvers serve the split schemes douglas and peaceman-rachford");
-  if (unsplit_) {
-    // The multifrontal solver's CUDA path is not wired to the heat module's device fields yet.
-    if (ctx.backend == Backend::cuda)
-      s.fail("scheme", "crank-nicolson with solver multifrontal runs on the cpu backend only for now (the "
-                       "unsplit step has no GPU path yet): use --backend cpu, or scheme douglas (or "
-                       "peaceman-rachford in 2D) on cuda");
-    return;
-  }
+  if (unsplit_) return;
   // `lines` reads as auto on every axis (read_solver_choice knows only the line solvers' names).
   const Deck all_auto = Deck::parse("solver: auto\n", s.key_path("solver"));
   solvers_ = read_solver_choice(lines_word ? all_auto.root() : s, g_, ctx.backend, sizeof(T), !variable_kappa_);

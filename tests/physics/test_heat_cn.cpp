@@ -283,10 +283,6 @@ TEST_CASE("heat.solver: choices and deck errors") {
   CHECK(e.find("heat.solver") == 0);
   CHECK(e.find("multifrontal") != std::string::npos);
   CHECK(e.find("thomas") != std::string::npos);
-  // No GPU path yet.
-  e = setup_error("crank-nicolson", "", Backend::cuda);
-  CHECK(e.find("heat.scheme") == 0);
-  CHECK(e.find("cpu backend") != std::string::npos);
   // Still refused: peaceman-rachford in 3D.
   CHECK(setup_error("peaceman-rachford", "", Backend::cpu, 3).find("heat.scheme") == 0);
   // Accepted: auto picks multifrontal for crank-nicolson, lines for the split schemes.

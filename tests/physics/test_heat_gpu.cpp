@@ -88,6 +88,9 @@ std::vector<Case> cases() {
       {"3D douglas auto", section("douglas", "1", "x + y*z", u3, dir3) + "  solver: auto\n", {64, 64, 64}, 3},
       {"3D douglas thomas-pcr on every axis", section("douglas", "1", "x + y*z", u3, mixed3) + "  solver: thomas-pcr\n", {19, 23, 17}, 3},
       {"3D douglas thomas-pcr, 300-point z lines", section("douglas", "1", "x + y*z", u3, dir3) + "  solver: thomas-pcr\n", {40, 33, 300}, 3},
+      // The unsplit step: u on the host, the multifrontal factorization and solves on the device.
+      {"2D crank-nicolson unsplit variable mixed", section("crank-nicolson", "1 + x*y/2", f2, u2, mixed2), {33, 41, 1}, 2},
+      {"3D crank-nicolson unsplit variable mixed", section("crank-nicolson", "1 + (x + y + z)/4", "x + y*z", u3, mixed3), {21, 18, 25}, 3},
       {"2D douglas thomas-pcr on y (update of u)", section("douglas", "1", f2, u2, mixed2) + "  solver: {x: thomas, y: thomas-pcr}\n", {45, 130, 1}, 2},
   };
 }
