@@ -183,7 +183,7 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
   }
   for (std::size_t f = 0, c = 0; f < order.size(); ++f) {
     const int count = tree[order[f]].child[0] >= 0 ? 2 : 0;
-    fronts_[f].children = std::span<const int>(children_.data() + c, std::size_t(count));
+    fronts_[f].children = {children_.data() + c, std::size_t(count)};
     c += std::size_t(count);
   }
 
@@ -196,7 +196,7 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
       for (int d = 0; d < p.dofs; ++d) *out++ = position_[node * p.dofs + d];
     });
     std::sort(begin, out);
-    fronts_[f].update = std::span<const index_t>(begin, out);
+    fronts_[f].update = {begin, std::size_t(out - begin)};
   }
   std::vector<index_t> map_at(order.size() + 1, 0);
   for (std::size_t f = 0; f < order.size(); ++f) {
@@ -223,7 +223,7 @@ Analysis::Analysis(const GridPattern& p, const SolverOptions& options) : pattern
         *out++ = int(fr.size + index_t(k));
       }
     }
-    fr.child_map = std::span<const int>(child_maps_.data() + map_at[f], child_maps_.data() + map_at[f + 1]);
+    fr.child_map = {child_maps_.data() + map_at[f], std::size_t(map_at[f + 1] - map_at[f])};
   }
   if (!consistent)
     throw Error("sparse direct solver: inconsistent assembly tree (a child's update unknown is not in its parent)");

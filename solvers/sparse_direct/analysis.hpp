@@ -16,7 +16,7 @@
 // every front comes after its children.
 #include <array>
 #include <cstdint>
-#include <span>
+#include <cstddef>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -31,11 +31,22 @@ struct SolverOptions {
   double memory_limit = 0;    // bytes; 0: the memory the system reports available
 };
 
+// A read-only view of a piece of an Analysis's arrays (C++17: the CUDA sources include this).
+template <class T>
+struct ListView {
+  const T* data = nullptr;
+  std::size_t count = 0;
+  const T* begin() const { return data; }
+  const T* end() const { return data + count; }
+  std::size_t size() const { return count; }
+  const T& operator[](std::size_t i) const { return data[i]; }
+};
+
 struct Front {
-  index_t first = 0, size = 0;     // own unknowns: positions [first, first + size)
-  std::span<const index_t> update;  // the update unknowns' positions, ascending (all > first + size)
-  std::span<const int> children;
-  std::span<const int> child_map;  // for each child in turn, where its update unknowns sit in this front
+  index_t first = 0, size = 0;    // own unknowns: positions [first, first + size)
+  ListView<index_t> update;       // the update unknowns' positions, ascending (all > first + size)
+  ListView<int> children;
+  ListView<int> child_map;        // for each child in turn, where its update unknowns sit in this front
   int parent = -1;
   int height = 0;                // 0 at a leaf; 1 + the highest child's
   std::array<index_t, 3> lo{}, hi{};  // the front's box (its subtree's nodes), half-open

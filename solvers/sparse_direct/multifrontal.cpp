@@ -112,7 +112,7 @@ void Multifrontal<T>::factor_front(const StencilMatrix<T>& a, int f, T* F, T* st
     }
   }
   // 2. Extend-add the children's contribution blocks (on the stack's top, in order, or handed off).
-  const int* map = fr.child_map.data();
+  const int* map = fr.child_map.begin();
   index_t popped = 0;
   for (const int ch : fr.children) popped += an.fronts()[ch].handoff < 0 ? index_t(an.fronts()[ch].update.size()) *
                                                                               index_t(an.fronts()[ch].update.size())
