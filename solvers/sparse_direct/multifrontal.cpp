@@ -167,15 +167,16 @@ void Multifrontal<T>::factor(const StencilMatrix<T>& a) {
   }
 #endif
   const int threads = an.threads();
-  if (!factor_) {
+  if (!factor_) {  // uninitialized (new T[]): the factorization writes every entry it reads
     check_memory(working_bytes(), options_.memory_limit, "the factorization");
-    factor_.reset(new T[std::size_t(an.factor_entries())]);
-    handoff_.reset(new T[std::size_t(std::max<index_t>(an.handoff_entries(), 1))]);
-    fronts_.resize(threads + 1);
-    stacks_.resize(threads + 1);
+    auto storage = [](index_t n) { return std::unique_ptr<T[]>(new T[std::size_t(std::max<index_t>(n, 1))]); };
+    factor_ = storage(an.factor_entries());
+    handoff_ = storage(an.handoff_entries());
+    fronts_.clear();
+    stacks_.clear();
     for (int t = 0; t <= threads; ++t) {
-      fronts_[t].reset(new T[std::size_t(std::max<index_t>(an.front_entries(t), 1))]);
-      stacks_[t].reset(new T[std::size_t(std::max<index_t>(an.stack_entries(t), 1))]);
+      fronts_.push_back(storage(an.front_entries(t)));
+      stacks_.push_back(storage(an.stack_entries(t)));
     }
   }
   factored_ = false;
@@ -183,8 +184,8 @@ void Multifrontal<T>::factor(const StencilMatrix<T>& a) {
   std::exception_ptr failure;
   std::atomic<bool> failed{false};
 #pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
+  // (a team smaller than asked for still covers every thread's subtrees)
+  for (int t = omp_get_thread_num(); t < threads; t += omp_get_num_threads()) {
     const auto [begin, end] = an.thread_fronts(t);
     index_t top = 0;
     for (int f = begin; f < end && !failed; ++f) {
@@ -258,10 +259,11 @@ void Multifrontal<T>::solve(T* b, index_t nrhs) const {
 #pragma omp for schedule(static)
     for (index_t i = 0; i < n; ++i)
       for (index_t r = 0; r < nrhs; ++r) x[pos[i] + r * n] = b[i + r * n];
-    const int t = omp_get_thread_num();
     std::vector<T> tmp(static_cast<std::size_t>(tmp_n));
-    const auto [begin, end] = an.thread_fronts(t);
-    for (int f = begin; f < end; ++f) forward_front(f, x, nrhs, top_parts.data() + t * top_n * nrhs, tmp.data());
+    for (int t = omp_get_thread_num(); t < threads; t += omp_get_num_threads()) {
+      const auto [begin, end] = an.thread_fronts(t);
+      for (int f = begin; f < end; ++f) forward_front(f, x, nrhs, top_parts.data() + t * top_n * nrhs, tmp.data());
+    }
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (index_t i = 0; i < top_n * nrhs; ++i) {
@@ -276,10 +278,11 @@ void Multifrontal<T>::solve(T* b, index_t nrhs) const {
   for (int f = nf - 1; f >= an.first_top_front(); --f) backward_front(f, x, nrhs, tmp.data());
 #pragma omp parallel num_threads(threads)
   {
-    const int t = omp_get_thread_num();
     std::vector<T> tmp_t(static_cast<std::size_t>(tmp_n));
-    const auto [begin, end] = an.thread_fronts(t);
-    for (int f = end - 1; f >= begin; --f) backward_front(f, x, nrhs, tmp_t.data());
+    for (int t = omp_get_thread_num(); t < threads; t += omp_get_num_threads()) {
+      const auto [begin, end] = an.thread_fronts(t);
+      for (int f = end - 1; f >= begin; --f) backward_front(f, x, nrhs, tmp_t.data());
+    }
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (index_t i = 0; i < n; ++i)

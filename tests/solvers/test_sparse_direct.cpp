@@ -39,7 +39,7 @@ TEST_CASE("multifrontal Cholesky matches a dense LAPACK solve") {
   for (const auto& p : {grid(1, 1, 1, 1, 1, Stencil::star), grid(1, 2, 1, 1, 1, Stencil::star),
                         grid(2, 3, 5, 1, 1, Stencil::star), grid(2, 13, 7, 1, 1, Stencil::star),
                         grid(3, 5, 4, 6, 1, Stencil::star), grid(2, 6, 7, 1, 2, Stencil::box),
-                        grid(3, 4, 3, 5, 3, Stencil::box)}) {
+                        grid(3, 4, 3, 5, 3, Stencil::box), grid(3, 9, 8, 7, 3, Stencil::box)}) {
     CAPTURE(p.n[0]);
     CAPTURE(p.n[1]);
     CAPTURE(p.n[2]);
@@ -57,7 +57,7 @@ TEST_CASE("multifrontal Cholesky matches a dense LAPACK solve") {
     REQUIRE(dense::potrf(int(n), dense.data(), int(n)) == 0);
     dense::trsm<double>('L', 'N', int(n), int(nrhs), 1.0, dense.data(), int(n), want.data(), int(n));
     dense::trsm<double>('L', 'T', int(n), int(nrhs), 1.0, dense.data(), int(n), want.data(), int(n));
-    for (const int threads : {1, 2}) {
+    for (const int threads : {1, 2, 16}) {  // 16: more threads than subtrees worth the name
       SolverOptions o;
       o.threads = threads;
       o.leaf_nodes = 4;
