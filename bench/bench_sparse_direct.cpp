@@ -64,6 +64,7 @@
 #include <unistd.h>
 
 #include "bench/copy_baseline.hpp"
+#include "bench/sparse_direct_cases.hpp"
 #include "core/types.hpp"
 #include "solvers/sparse_direct/diffusion_matrix.hpp"
 #include "solvers/sparse_direct/multifrontal.hpp"
@@ -126,43 +127,12 @@ double others_cores(const CpuTimes& a, const CpuTimes& b) {
   return wall > 0 ? std::max(0.0, (b.all - a.all) - (b.self - a.self)) / wall : 0;
 }
 
-// One size: the problem, our matrix, its lower triangle in CSR (row i: columns j <= i, ascending;
-// the same as the upper triangle's columns by symmetry) and a right-hand side.
-struct Case {
-  int dim = 2;
-  index_t interior = 0;  // N per axis
-  std::vector<double> kappa;
-  sparse::DiffusionProblem problem;
-  std::unique_ptr<sparse::StencilMatrix<double>> matrix;
-  std::vector<index_t> lower_start, lower_column;  // CSR of the lower triangle
+// One size: the problem, our matrix, a right-hand side and the lower triangle in CSR (row i:
+// columns j <= i, ascending; the same as the upper triangle's columns by symmetry).
+struct Case : bench::SparseCase {
+  std::vector<index_t> lower_start, lower_column;
   std::vector<double> lower_value;
-  std::vector<double> b;
-  index_t unknowns() const { return problem.pattern().unknowns(); }
 };
-
-sparse::DiffusionProblem make_problem(int dim, index_t interior, std::vector<double>& kappa) {
-  sparse::DiffusionProblem p;
-  p.dim = dim;
-  const index_t n = interior + 2;
-  const double h = 1.0 / double(interior + 1);
-  for (int a = 0; a < 3; ++a) p.n[a] = a < dim ? n : 1;
-  for (int a = 0; a < dim; ++a) {
-    p.h[a] = h;
-    p.dirichlet[a] = {true, true};
-  }
-  kappa.resize(std::size_t(p.n[0] * p.n[1] * p.n[2]));
-#pragma omp parallel for collapse(2) schedule(static)
-  for (index_t k = 0; k < p.n[2]; ++k)
-    for (index_t j = 0; j < p.n[1]; ++j)
-      for (index_t i = 0; i < p.n[0]; ++i) {
-        const double x = double(i) * h, y = double(j) * h, z = double(k) * h;
-        double v = 0.9 * std::sin(3 * x) * std::cos(2 * y);
-        if (dim == 3) v *= std::cos(z);
-        kappa[std::size_t(i + p.n[0] * (j + p.n[1] * k))] = 1 + v;  // x-fastest
-      }
-  p.kappa = kappa.data();
-  return p;
-}
 
 // The current size's case, built on first use and dropped when another size is asked for (the
 // benchmarks run in registration order, grouped by size), so that one size's data is in memory.
@@ -172,10 +142,7 @@ std::shared_ptr<Case> get_case(int dim, index_t interior) {
   if (g_case && g_case->dim == dim && g_case->interior == interior) return g_case;
   g_case.reset();
   auto c = std::make_shared<Case>();
-  c->dim = dim;
-  c->interior = interior;
-  c->problem = make_problem(dim, interior, c->kappa);
-  c->matrix = std::make_unique<sparse::StencilMatrix<double>>(sparse::diffusion_matrix<double>(c->problem));
+  bench::build_sparse_case(*c, dim, interior);
   std::vector<index_t> rs, col;
   std::vector<double> val;
   c->matrix->to_csr(rs, col, val);
@@ -193,33 +160,8 @@ std::shared_ptr<Case> get_case(int dim, index_t interior) {
         c->lower_column[o] = col[q];
         c->lower_value[o++] = val[q];
       }
-  // b: a deterministic pseudo-random source at the interior nodes, weighted like the matrix's
-  // rows, and the (zero) Dirichlet values at the boundary nodes.
-  std::vector<double> f(static_cast<std::size_t>(n)), zero(static_cast<std::size_t>(n), 0.0);
-  const auto& p = c->problem;
-  for (index_t k = 0; k < p.n[2]; ++k)
-    for (index_t j = 0; j < p.n[1]; ++j)
-      for (index_t i = 0; i < p.n[0]; ++i) {
-        const index_t node = i + p.n[0] * (j + p.n[1] * k);  // x-fastest
-        const double r = double((std::uint64_t(node) * 2654435761u) % 1000u) / 1000.0;
-        f[node] = p.is_dirichlet(i, j, k) ? 0.0 : p.cell_weight(i, j, k) * (0.5 + r);
-      }
-  sparse::dirichlet_lift<double>(p, zero.data(), f.data());
-  c->b = std::move(f);
   g_case = c;
   return c;
-}
-
-double relative_residual(const Case& c, const double* x) {
-  const index_t n = c.unknowns();
-  std::vector<double> r(static_cast<std::size_t>(n));
-  c.matrix->residual(x, c.b.data(), r.data());
-  double rr = 0, bb = 0;
-  for (index_t i = 0; i < n; ++i) {
-    rr += r[i] * r[i];
-    bb += c.b[i] * c.b[i];
-  }
-  return std::sqrt(rr / bb);
 }
 
 // What one iteration of a solver case measured.
@@ -462,17 +404,6 @@ void bm_mumps(benchmark::State& state, int dim, index_t interior) {
 }
 #endif
 
-// Wraps a case so that an exception (the memory check of our factorization, a baseline's error)
-// skips it with the message instead of ending the run.
-template <void (*Fn)(benchmark::State&, int, index_t)>
-void guarded(benchmark::State& state, int dim, index_t interior) {
-  try {
-    Fn(state, dim, interior);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-  }
-}
-
 void register_size(int dim, index_t interior) {
   const std::string prefix =
       std::string("sparse_direct/") + (dim == 2 ? "5pt/" : "7pt/") + std::to_string(interior) + "/";
@@ -491,13 +422,13 @@ void register_size(int dim, index_t interior) {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(iterations);
   };
-  solver_case("ours", guarded<bm_ours>);
+  solver_case("ours", bench::guarded<bm_ours>);
 #ifdef TRIDSIM_BENCH_CHOLMOD
-  solver_case("cholmod", guarded<bm_cholmod>);
-  solver_case("cholmod_blas1", guarded<bm_cholmod_blas1>);
+  solver_case("cholmod", bench::guarded<bm_cholmod>);
+  solver_case("cholmod_blas1", bench::guarded<bm_cholmod_blas1>);
 #endif
 #ifdef TRIDSIM_BENCH_MUMPS
-  solver_case("mumps", guarded<bm_mumps>);
+  solver_case("mumps", bench::guarded<bm_mumps>);
 #endif
 }
 

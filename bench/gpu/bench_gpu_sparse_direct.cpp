@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "bench/gpu/gpu_bench_support.hpp"
+#include "bench/sparse_direct_cases.hpp"
 #include "core/backend.hpp"
 #include "core/types.hpp"
 #include "solvers/sparse_direct/diffusion_matrix.hpp"
@@ -77,15 +78,7 @@ void cusparse_ok(cusparseStatus_t s, const char* what) {
   if (s != CUSPARSE_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuSPARSE status " + std::to_string(int(s)));
 }
 
-struct Case {
-  int dim = 2;
-  index_t interior = 0;
-  std::vector<double> kappa;
-  sparse::DiffusionProblem problem;
-  std::unique_ptr<sparse::StencilMatrix<double>> matrix;
-  std::vector<double> b;
-  index_t unknowns() const { return problem.pattern().unknowns(); }
-};
+using Case = bench::SparseCase;
 
 std::shared_ptr<Case> g_case;
 
@@ -94,51 +87,9 @@ std::shared_ptr<Case> get_case(int dim, index_t interior) {
   if (g_case && g_case->dim == dim && g_case->interior == interior) return g_case;
   g_case.reset();
   auto c = std::make_shared<Case>();
-  c->dim = dim;
-  c->interior = interior;
-  auto& p = c->problem;
-  p.dim = dim;
-  const index_t n = interior + 2;
-  const double h = 1.0 / double(interior + 1);
-  for (int a = 0; a < 3; ++a) p.n[a] = a < dim ? n : 1;
-  for (int a = 0; a < dim; ++a) {
-    p.h[a] = h;
-    p.dirichlet[a] = {true, true};
-  }
-  c->kappa.resize(std::size_t(p.n[0] * p.n[1] * p.n[2]));
-  for (index_t k = 0; k < p.n[2]; ++k)
-    for (index_t j = 0; j < p.n[1]; ++j)
-      for (index_t i = 0; i < p.n[0]; ++i) {
-        double v = 0.9 * std::sin(3 * double(i) * h) * std::cos(2 * double(j) * h);
-        if (dim == 3) v *= std::cos(double(k) * h);
-        c->kappa[std::size_t(i + p.n[0] * (j + p.n[1] * k))] = 1 + v;  // x-fastest
-      }
-  p.kappa = c->kappa.data();
-  c->matrix = std::make_unique<sparse::StencilMatrix<double>>(sparse::diffusion_matrix<double>(p));
-  const index_t un = c->unknowns();
-  std::vector<double> f(static_cast<std::size_t>(un)), zero(static_cast<std::size_t>(un), 0.0);
-  for (index_t k = 0; k < p.n[2]; ++k)
-    for (index_t j = 0; j < p.n[1]; ++j)
-      for (index_t i = 0; i < p.n[0]; ++i) {
-        const index_t node = i + p.n[0] * (j + p.n[1] * k);
-        f[node] = p.is_dirichlet(i, j, k) ? 0.0 : p.cell_weight(i, j, k) * (0.5 + hash01(node));
-      }
-  sparse::dirichlet_lift<double>(p, zero.data(), f.data());
-  c->b = std::move(f);
+  bench::build_sparse_case(*c, dim, interior);
   g_case = c;
   return c;
-}
-
-double relative_residual(const Case& c, const double* x) {
-  const index_t n = c.unknowns();
-  std::vector<double> r(static_cast<std::size_t>(n));
-  c.matrix->residual(x, c.b.data(), r.data());
-  double rr = 0, bb = 0;
-  for (index_t i = 0; i < n; ++i) {
-    rr += r[i] * r[i];
-    bb += c.b[i] * c.b[i];
-  }
-  return std::sqrt(rr / bb);
 }
 
 struct Phases {
@@ -200,21 +151,14 @@ void bm_ours(benchmark::State& state, int dim, index_t interior) {
     ok(cudaDeviceSynchronize(), "solve");
     ph.solve = seconds_since(t0);
     ph.residual = relative_residual(*c, x.data());
-    // The solve of a right-hand side already on the device, where the API offers it (a generic
-    // lambda, so that the requires-expression is a test, not an error, without solve_device).
-    ph.solve_device = [&](auto& s) -> double {
-      if constexpr (requires { s.solve_device(static_cast<double*>(nullptr), index_t(1)); }) {
-        const index_t n = c->unknowns();
-        DeviceBuffer<double> db = device_alloc<double>(n);
-        ok(cudaMemcpy(db.get(), c->b.data(), sizeof(double) * std::size_t(n), cudaMemcpyHostToDevice), "copy b");
-        const auto t1 = Clock::now();
-        s.solve_device(db.get(), 1);
-        ok(cudaDeviceSynchronize(), "solve_device");
-        return seconds_since(t1);
-      } else {
-        return 0.0;
-      }
-    }(solver);
+    // The solve of a right-hand side already on the device.
+    const index_t n = c->unknowns();
+    DeviceBuffer<double> db = device_alloc<double>(n);
+    ok(cudaMemcpy(db.get(), c->b.data(), sizeof(double) * std::size_t(n), cudaMemcpyHostToDevice), "copy b");
+    t0 = Clock::now();
+    solver.solve_device(db.get(), 1);
+    ok(cudaDeviceSynchronize(), "solve_device");
+    ph.solve_device = seconds_since(t0);
     ph.flops = solver.analysis().flops();
     ph.factor_bytes = solver.factor_bytes();
     ph.peak_bytes = solver.working_bytes();
@@ -368,17 +312,6 @@ void bm_cusolver_lsvchol(benchmark::State& state, int dim, index_t interior) {
   state.SetLabel("one call (analysis + factor + solve), our nested-dissection order");
 }
 
-// Wraps a case so that an exception (not enough memory, a solver error, a backend not built yet)
-// skips it with the message instead of ending the run.
-template <void (*Fn)(benchmark::State&, int, index_t)>
-void guarded(benchmark::State& state, int dim, index_t interior) {
-  try {
-    Fn(state, dim, interior);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-  }
-}
-
 void register_size(int dim, index_t interior) {
   const std::string prefix =
       std::string("gpu_sparse_direct/") + (dim == 2 ? "5pt/" : "7pt/") + std::to_string(interior) + "/";
@@ -390,10 +323,10 @@ void register_size(int dim, index_t interior) {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(iterations);
   };
-  add("ours", guarded<bm_ours>);
+  add("ours", bench::guarded<bm_ours>);
   if (unknowns <= kCusolverCap[dim - 2]) {
-    add("cusolver", guarded<bm_cusolver>);
-    add("cusolver_lsvchol", guarded<bm_cusolver_lsvchol>);
+    add("cusolver", bench::guarded<bm_cusolver>);
+    add("cusolver_lsvchol", bench::guarded<bm_cusolver_lsvchol>);
   }
 }
 

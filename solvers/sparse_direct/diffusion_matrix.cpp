@@ -26,6 +26,15 @@ double coupling(const DiffusionProblem& p, index_t i, index_t j, index_t k, int 
 }
 
 
+// f(i, j, k, node) at every node in parallel; node = i + nx (j + ny k), x-fastest.
+template <class F>
+void for_each_node(const DiffusionProblem& p, F&& f) {
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t k = 0; k < p.n[2]; ++k)
+    for (index_t j = 0; j < p.n[1]; ++j)
+      for (index_t i = 0; i < p.n[0]; ++i) f(i, j, k, i + p.n[0] * (j + p.n[1] * k));
+}
+
 }  // namespace
 
 GridPattern DiffusionProblem::pattern() const {
@@ -59,75 +68,63 @@ StencilMatrix<T> diffusion_matrix(const DiffusionProblem& p) {
   for (int o = 1; o < int(a.offsets.size()); ++o)
     for (int ax = 0; ax < 3; ++ax)
       if (a.offsets[o][ax] != 0) slot[ax][a.offsets[o][ax] > 0] = o;
-#pragma omp parallel for collapse(2) schedule(static)
-  for (index_t k = 0; k < p.n[2]; ++k)
-    for (index_t j = 0; j < p.n[1]; ++j)
-      for (index_t i = 0; i < p.n[0]; ++i) {
-        const index_t node = i + p.n[0] * (j + p.n[1] * k);  // x-fastest
-        if (p.is_dirichlet(i, j, k)) {
-          a.block(node, 0)[0] = T(1);
-          continue;
-        }
-        const index_t c[3] = {i, j, k};
-        double diag = p.shift * p.cell_weight(i, j, k);
-        for (int ax = 0; ax < p.dim; ++ax)
-          for (int side : {-1, 1}) {
-            const double w = coupling(p, i, j, k, ax, side);
-            diag += w;
-            index_t q[3] = {c[0], c[1], c[2]};
-            q[ax] += side;
-            if (w != 0 && !p.is_dirichlet(q[0], q[1], q[2])) a.block(node, slot[ax][side > 0])[0] = T(-w);
-          }
-        a.block(node, 0)[0] = T(diag);
+  for_each_node(p, [&](index_t i, index_t j, index_t k, index_t node) {
+    if (p.is_dirichlet(i, j, k)) {
+      a.block(node, 0)[0] = T(1);
+      return;
+    }
+    const index_t c[3] = {i, j, k};
+    double diag = p.shift * p.cell_weight(i, j, k);
+    for (int ax = 0; ax < p.dim; ++ax)
+      for (int side : {-1, 1}) {
+        const double w = coupling(p, i, j, k, ax, side);
+        diag += w;
+        index_t q[3] = {c[0], c[1], c[2]};
+        q[ax] += side;
+        if (w != 0 && !p.is_dirichlet(q[0], q[1], q[2])) a.block(node, slot[ax][side > 0])[0] = T(-w);
       }
+    a.block(node, 0)[0] = T(diag);
+  });
   return a;
 }
 
 template <class T>
 void dirichlet_lift(const DiffusionProblem& p, const T* u, T* b) {
-#pragma omp parallel for collapse(2) schedule(static)
-  for (index_t k = 0; k < p.n[2]; ++k)
-    for (index_t j = 0; j < p.n[1]; ++j)
-      for (index_t i = 0; i < p.n[0]; ++i) {
-        const index_t node = i + p.n[0] * (j + p.n[1] * k);  // x-fastest
-        if (p.is_dirichlet(i, j, k)) {
-          b[node] = u[node];
-          continue;
-        }
-        const index_t c[3] = {i, j, k}, stride[3] = {1, p.n[0], p.n[0] * p.n[1]};
-        double add = 0;
-        for (int ax = 0; ax < p.dim; ++ax)
-          for (int side : {-1, 1}) {
-            index_t q[3] = {c[0], c[1], c[2]};
-            q[ax] += side;
-            if (q[ax] < 0 || q[ax] >= p.n[ax] || !p.is_dirichlet(q[0], q[1], q[2])) continue;
-            add += coupling(p, i, j, k, ax, side) * double(u[node + side * stride[ax]]);
-          }
-        b[node] = T(double(b[node]) + add);
+  for_each_node(p, [&](index_t i, index_t j, index_t k, index_t node) {
+    if (p.is_dirichlet(i, j, k)) {
+      b[node] = u[node];
+      return;
+    }
+    const index_t c[3] = {i, j, k}, stride[3] = {1, p.n[0], p.n[0] * p.n[1]};
+    double add = 0;
+    for (int ax = 0; ax < p.dim; ++ax)
+      for (int side : {-1, 1}) {
+        index_t q[3] = {c[0], c[1], c[2]};
+        q[ax] += side;
+        if (q[ax] < 0 || q[ax] >= p.n[ax] || !p.is_dirichlet(q[0], q[1], q[2])) continue;
+        add += coupling(p, i, j, k, ax, side) * double(u[node + side * stride[ax]]);
       }
+    b[node] = T(double(b[node]) + add);
+  });
 }
 
 template <class T>
 void apply_diffusion(const DiffusionProblem& p, const T* u, T* y) {
-#pragma omp parallel for collapse(2) schedule(static)
-  for (index_t k = 0; k < p.n[2]; ++k)
-    for (index_t j = 0; j < p.n[1]; ++j)
-      for (index_t i = 0; i < p.n[0]; ++i) {
-        const index_t node = i + p.n[0] * (j + p.n[1] * k);  // x-fastest
-        if (p.is_dirichlet(i, j, k)) {
-          y[node] = T(0);
-          continue;
-        }
-        const index_t stride[3] = {1, p.n[0], p.n[0] * p.n[1]};
-        const double u0 = double(u[node]);
-        double acc = p.shift * p.cell_weight(i, j, k) * u0;
-        for (int ax = 0; ax < p.dim; ++ax)
-          for (int side : {-1, 1}) {
-            const double w = coupling(p, i, j, k, ax, side);
-            if (w != 0) acc += w * (u0 - double(u[node + side * stride[ax]]));
-          }
-        y[node] = T(acc);
+  for_each_node(p, [&](index_t i, index_t j, index_t k, index_t node) {
+    if (p.is_dirichlet(i, j, k)) {
+      y[node] = T(0);
+      return;
+    }
+    const index_t stride[3] = {1, p.n[0], p.n[0] * p.n[1]};
+    const double u0 = double(u[node]);
+    double acc = p.shift * p.cell_weight(i, j, k) * u0;
+    for (int ax = 0; ax < p.dim; ++ax)
+      for (int side : {-1, 1}) {
+        const double w = coupling(p, i, j, k, ax, side);
+        if (w != 0) acc += w * (u0 - double(u[node + side * stride[ax]]));
       }
+    y[node] = T(acc);
+  });
 }
 
 template StencilMatrix<float> diffusion_matrix<float>(const DiffusionProblem&);

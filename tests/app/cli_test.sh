@@ -53,7 +53,7 @@ expect_error missing "heat.initial: missing required key" "$(echo "$base" | sed 
 expect_error badexpr "heat.initial: cannot parse expression" "$(echo "$base" | sed 's/sin(pi\*x)/sin(pi*x/')"
 expect_error negative "heat.diffusivity: must be positive, got -1" "$(echo "$base" | sed 's/diffusivity: 1/diffusivity: -1/')"
 expect_error zeropoints "grid.n: every axis needs at least 2 points" "$(echo "$base" | sed 's/n: \[9, 9\]/n: [0, 9]/')"
-expect_error badsolver "badsolver.yaml:6: heat.solver: unknown line solver: expected" \
+expect_error badsolver "badsolver.yaml:6: heat.solver: unknown solver: expected" \
   "$(echo "$base" | sed 's/^  diffusivity: 1/  diffusivity: 1\n  solver: thomass/')"
 grep -q "did you mean 'thomas'" badsolver.log || fail "badsolver: no suggestion"
 expect_error threads "threads: must be 0 (all cores) to" "$(printf '%s\nthreads: 100000' "$base")"

@@ -43,7 +43,9 @@ struct ChildLink {
 
 constexpr int kSmallFrontBytes = 96 * 1024;  // fronts whose m x m fits are eliminated in shared memory
 constexpr int kSmallSolve = 512;             // fronts with at most this many own unknowns: a block each
-constexpr int kBatchedGroup = 4;             // equal-shape groups at least this large: batched routines
+constexpr int kBatchedGroup = 4;             // equal-shape groups at least this large: batched routines,
+constexpr int kBatchedMaxOwn = 1024;         // when their own unknowns are this few (cuSOLVER's batched
+                                             // potrf is for small matrices; larger ones one by one)
 
 // ---- dense routines by precision ----
 cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t side, cublasOperation_t op, int m, int n, const double* a,
@@ -501,7 +503,7 @@ MultifrontalCuda<T>::MultifrontalCuda(std::shared_ptr<const Analysis> analysis, 
     L.forward_chunks.upload(forward_chunks.data(), index_t(forward_chunks.size()));
     L.backward_chunks.upload(backward_chunks.data(), index_t(backward_chunks.size()));
     for (auto& [shape, list] : shapes) {
-      if (int(list.size()) < kBatchedGroup) {
+      if (int(list.size()) < kBatchedGroup || shape.first > kBatchedMaxOwn) {
         L.singles.insert(L.singles.end(), list.begin(), list.end());
         continue;
       }
