@@ -42,7 +42,6 @@ struct ChildLink {
 };
 
 constexpr int kSmallFrontBytes = 96 * 1024;  // fronts whose m x m fits are eliminated in shared memory
-constexpr int kSmallSolve = 512;             // fronts with at most this many own unknowns: a block each
 constexpr int kBatchedGroup = 4;             // equal-shape groups at least this large: batched routines,
 constexpr int kBatchedMaxOwn = 1024;         // when their own unknowns are this few (cuSOLVER's batched
                                              // potrf is for small matrices; larger ones one by one)
@@ -171,22 +170,84 @@ __global__ void eliminate_small(const FrontDev* fronts, const int* list, T* pane
   }
 }
 
-// The solves, level by level. A front's triangle L11 is solved by one block (its own unknowns
-// y in shared memory, L11 in 32-column tiles: a tile in shared memory solved by one warp, the
-// rest of the block applying it to the rows below); the products with L21, which carry most of
-// the bytes, are spread over many blocks per front so that a level of few large fronts still
-// reads at the memory's bandwidth.
-constexpr int kSolveThreads = 128;
-constexpr int kForwardRows = 128;    // rows of L21 per block in the forward update
-constexpr int kBackwardColumns = 4;  // columns of L21 per block in the backward update (a warp each)
+// The solves, level by level. A front's triangle L11 is solved by one block: its own unknowns y
+// in shared memory, L11 in 32 x 32 tiles, each tile solved by one warp (reciprocal diagonal, so
+// the serial chain has no division) while the next tile and this tile's products with the rows
+// below are already being loaded, so a tile step costs about one memory latency. The products
+// with L21, which carry most of the bytes, are spread over many blocks per front (rows and
+// columns both split, partial sums added atomically) so that a level of few large fronts still
+// reads at the memory's bandwidth. Levels of thousands of small fronts take a warp per front;
+// the few largest fronts go to cuBLAS, several at once on side streams.
+constexpr int kBlockSolve = 512;             // fronts with at most this many own unknowns: a block each,
+constexpr int kBlockSolveMax = 2048;         // and up to this many when the level has at least
+constexpr int kBlockSolveLevel = 16;         // this many fronts (else cuBLAS, whose triangular solve
+                                             // spreads one front over many blocks)
+constexpr int kSideStreams = 8;              // the others: cuBLAS, this many at once
+constexpr int kUpdateRows = 128;       // an update block: this many rows of L21 (a thread or a lane each)...
+constexpr int kUpdateCols = 32;        // ...times at least this many of its columns
+constexpr int kUpdateBlocksPerFront = 8;  // wide fronts: columns (forward) or rows (backward) in at most
+                                          // this many blocks, fewer atomics on one entry
+constexpr int kWarpSolve = 64;         // levels of at least kWarpSolveLevel fronts with at most this
+constexpr int kWarpSolveLevel = 2048;  // many own unknowns: a warp per front, its L21 products included
 
-struct Chunk {  // a piece of one front's L21 product
-  int front, begin;
+struct Chunk {  // a piece of one front's L21 product: rows [row, row + rows), columns [col, col + cols)
+  int front, row, rows, col, cols;
 };
 
+// Registers <- the 32 x 32 tile of L11 at (k0, k0), lower triangle, zero outside the front.
+template <class T, int NT>
+__device__ void load_tile(const T* l, int m, int s, int k0, T (&t)[32 * 32 / NT]) {
+#pragma unroll
+  for (int q = 0; q < 32 * 32 / NT; ++q) {
+    const int e = int(threadIdx.x) + q * NT, i = e % 32, j = e / 32;
+    t[q] = (i >= j && k0 + i < s) ? l[(k0 + i) + index_t(k0 + j) * m] : T(0);
+  }
+}
+
+// Shared tile <- registers, the diagonal replaced by its reciprocal.
+template <class T, int NT>
+__device__ void store_tile(const T (&t)[32 * 32 / NT], T* tile) {
+#pragma unroll
+  for (int q = 0; q < 32 * 32 / NT; ++q) {
+    const int e = int(threadIdx.x) + q * NT, i = e % 32, j = e / 32;
+    tile[i + j * 33] = (i == j && t[q] != T(0)) ? T(1) / t[q] : t[q];
+  }
+}
+
+// Sums 32 per-lane columns over the warp: lane k returns column k's total (31 shuffles). Each
+// step halves the columns a lane holds, keeping the half its lane bit O selects.
+template <int O, class T>
+__device__ void halve_columns(T (&a)[32], int lane) {
+  const bool upper = (lane & O) != 0;
+#pragma unroll
+  for (int k = 0; k < O; ++k) {
+    const T keep = upper ? a[k + O] : a[k], send = upper ? a[k] : a[k + O];
+    a[k] = keep + __shfl_xor_sync(0xffffffffu, send, O);
+  }
+  if constexpr (O > 1) halve_columns<O / 2>(a, lane);
+}
 template <class T>
-__global__ void diagonal_forward(const FrontDev* fronts, const int* list, const T* panels, T* x, index_t ldx,
-                                 int nrhs) {
+__device__ T warp_column_sums(T (&a)[32]) {
+  halve_columns<16>(a, int(threadIdx.x) % 32);
+  return a[0];
+}
+
+// v = T^-T v for a tile T in shared memory (reciprocal diagonal), lane i holding row i; one warp.
+template <class T>
+__device__ T solve_tile_transposed(const T* tile, int kb, T v) {
+  const int lane = int(threadIdx.x) % 32;
+  for (int i = kb - 1; i >= 0; --i) {
+    const T xi = __shfl_sync(0xffffffffu, v, i) * tile[i + i * 33];
+    if (lane == i) v = xi;
+    else if (lane < i) v -= tile[i + lane * 33] * xi;
+  }
+  return v;
+}
+
+// y = L11^-1 y.
+template <class T, int NT>
+__global__ void __launch_bounds__(NT) diagonal_forward(const FrontDev* fronts, const int* list, const T* panels,
+                                                       T* x, index_t ldx, int nrhs) {
   extern __shared__ unsigned char smem_raw[];
   T* y = reinterpret_cast<T*>(smem_raw);
   __shared__ T tile[32 * 33];
@@ -195,115 +256,268 @@ __global__ void diagonal_forward(const FrontDev* fronts, const int* list, const 
   const T* l = panels + f.panel;
   for (int r = 0; r < nrhs; ++r) {
     T* xr = x + r * ldx + f.first;
-    for (int i = tid; i < s; i += kSolveThreads) y[i] = xr[i];
+    for (int i = tid; i < s; i += NT) y[i] = xr[i];
+    T next[32 * 32 / NT];
+    load_tile<T, NT>(l, m, s, 0, next);
     for (int k0 = 0; k0 < s; k0 += 32) {
       const int kb = min(32, s - k0);
-      for (int e = tid; e < 32 * 32; e += kSolveThreads) {
-        const int i = e % 32, j = e / 32;
-        if (i < kb && j < kb && i >= j) tile[i + j * 33] = l[(k0 + i) + index_t(k0 + j) * m];
-      }
+      store_tile<T, NT>(next, tile);
       __syncthreads();
+      if (k0 + 32 < s) load_tile<T, NT>(l, m, s, k0 + 32, next);
+      const int first = k0 + 32 + tid;  // this thread's first row under the tile: its loads are
+      T lv[32];                         // issued now and land while warp 0 solves
+      if (first < s)
+#pragma unroll
+        for (int k = 0; k < 32; ++k) lv[k] = l[first + index_t(k0 + k) * m];
       if (tid < 32) {
-        T v = 0;
-        if (lane < kb) v = y[k0 + lane];
+        T v = lane < kb ? y[k0 + lane] : T(0);
         for (int k = 0; k < kb; ++k) {
-          const T yk = __shfl_sync(0xffffffffu, v, k) / tile[k + k * 33];
+          const T yk = __shfl_sync(0xffffffffu, v, k) * tile[k + k * 33];
           if (lane == k) v = yk;
-          else if (lane > k && lane < kb) v -= tile[lane + k * 33] * yk;
+          else if (lane > k) v -= tile[lane + k * 33] * yk;
         }
         if (lane < kb) y[k0 + lane] = v;
       }
       __syncthreads();
-      for (int i = k0 + kb + tid; i < s; i += kSolveThreads) {
+      for (int i = first; i < s; i += NT) {  // rows below exist only under a full tile
+        if (i != first)
+#pragma unroll
+          for (int k = 0; k < 32; ++k) lv[k] = l[i + index_t(k0 + k) * m];
         T acc = 0;
-        for (int k = 0; k < kb; ++k) acc += l[i + index_t(k0 + k) * m] * y[k0 + k];
+#pragma unroll
+        for (int k = 0; k < 32; ++k) acc += lv[k] * y[k0 + k];
         y[i] -= acc;
       }
-      __syncthreads();
     }
-    for (int i = tid; i < s; i += kSolveThreads) xr[i] = y[i];
     __syncthreads();
-  }
-}
-
-// x(update) -= L21 y for kForwardRows rows of one front (atomics: fronts of a level share ancestors).
-template <class T>
-__global__ void update_forward(const FrontDev* fronts, const Chunk* chunks, const T* panels, const index_t* updates,
-                               T* x, index_t ldx, int nrhs) {
-  const Chunk c = chunks[blockIdx.x];
-  const FrontDev f = fronts[c.front];
-  const int i = c.begin + threadIdx.x;
-  if (i >= f.u) return;
-  const T* row = panels + f.panel + f.s + i;
-  for (int r = 0; r < nrhs; ++r) {
-    const T* y = x + r * ldx + f.first;
-    T acc = 0;
-    for (int k = 0; k < f.s; ++k) acc += row[index_t(k) * f.m] * y[k];
-    atomicAdd(x + r * ldx + updates[f.update + i], -acc);
-  }
-}
-
-// y -= L21^T x(update) for kBackwardColumns columns of one front, a warp per column.
-template <class T>
-__global__ void update_backward(const FrontDev* fronts, const Chunk* chunks, const T* panels, const index_t* updates,
-                                T* x, index_t ldx, int nrhs) {
-  const Chunk c = chunks[blockIdx.x];
-  const FrontDev f = fronts[c.front];
-  const int k = c.begin + threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (k >= f.s) return;
-  const T* col = panels + f.panel + f.s + index_t(k) * f.m;
-  const index_t* up = updates + f.update;
-  for (int r = 0; r < nrhs; ++r) {
-    T* xr = x + r * ldx;
-    T acc = 0;
-    for (int i = lane; i < f.u; i += 32) acc += col[i] * xr[up[i]];
-    for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);
-    if (lane == 0) xr[f.first + k] -= acc;
+    for (int i = tid; i < s; i += NT) xr[i] = y[i];
+    __syncthreads();
   }
 }
 
 // y = L11^-T y, tiles from the last.
-template <class T>
-__global__ void diagonal_backward(const FrontDev* fronts, const int* list, const T* panels, T* x, index_t ldx,
-                                  int nrhs) {
+template <class T, int NT>
+__global__ void __launch_bounds__(NT) diagonal_backward(const FrontDev* fronts, const int* list, const T* panels,
+                                                        T* x, index_t ldx, int nrhs) {
   extern __shared__ unsigned char smem_raw[];
   T* y = reinterpret_cast<T*>(smem_raw);
   __shared__ T tile[32 * 33];
+  __shared__ T partial[NT / 32][32];
   const FrontDev f = fronts[list[blockIdx.x]];
   const int m = f.m, s = f.s, tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  constexpr int warps = kSolveThreads / 32;
   const T* l = panels + f.panel;
   for (int r = 0; r < nrhs; ++r) {
     T* xr = x + r * ldx + f.first;
-    for (int i = tid; i < s; i += kSolveThreads) y[i] = xr[i];
+    for (int i = tid; i < s; i += NT) y[i] = xr[i];
+    const int last = ((s - 1) / 32) * 32;
+    T next[32 * 32 / NT];
+    load_tile<T, NT>(l, m, s, last, next);
+    T lv[32];  // L(first, tile) for this thread's first row under the tile, loaded one tile ahead
     __syncthreads();
-    for (int k0 = ((s - 1) / 32) * 32; k0 >= 0; k0 -= 32) {
-      const int kb = min(32, s - k0);
-      for (int k = k0 + warp; k < k0 + kb; k += warps) {  // the rows below the tile, solved already
-        T acc = 0;
-        for (int i = k0 + kb + lane; i < s; i += 32) acc += l[i + index_t(k) * m] * y[i];
-        for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);
-        if (lane == 0) y[k] -= acc;
+    for (int k0 = last; k0 >= 0; k0 -= 32) {
+      const int kb = min(32, s - k0), first = k0 + 32 + tid;
+      T acc[32];  // this thread's share of the rows below the tile (solved already), per column
+#pragma unroll
+      for (int k = 0; k < 32; ++k) acc[k] = 0;
+      for (int i = first; i < s; i += NT) {
+        if (i != first)
+#pragma unroll
+          for (int k = 0; k < 32; ++k) lv[k] = l[i + index_t(k0 + k) * m];
+        const T yi = y[i];
+#pragma unroll
+        for (int k = 0; k < 32; ++k) acc[k] += lv[k] * yi;
       }
-      for (int e = tid; e < 32 * 32; e += kSolveThreads) {
-        const int i = e % 32, j = e / 32;
-        if (i < kb && j < kb && i >= j) tile[i + j * 33] = l[(k0 + i) + index_t(k0 + j) * m];
-      }
+      partial[warp][lane] = warp_column_sums(acc);
+      store_tile<T, NT>(next, tile);
       __syncthreads();
+      if (k0 > 0) {
+        load_tile<T, NT>(l, m, s, k0 - 32, next);
+        if (k0 + tid < s)
+#pragma unroll
+          for (int k = 0; k < 32; ++k) lv[k] = l[k0 + tid + index_t(k0 - 32 + k) * m];
+      }
       if (tid < 32) {
         T v = 0;
-        if (lane < kb) v = y[k0 + lane];
-        for (int i = kb - 1; i >= 0; --i) {
-          const T yi = __shfl_sync(0xffffffffu, v, i) / tile[i + i * 33];
-          if (lane == i) v = yi;
-          else if (lane < i) v -= tile[i + lane * 33] * yi;
+        if (lane < kb) {
+          v = y[k0 + lane];
+          for (int w = 0; w < NT / 32; ++w) v -= partial[w][lane];
         }
+        v = solve_tile_transposed(tile, kb, v);
         if (lane < kb) y[k0 + lane] = v;
       }
       __syncthreads();
     }
-    for (int i = tid; i < s; i += kSolveThreads) xr[i] = y[i];
+    for (int i = tid; i < s; i += NT) xr[i] = y[i];
     __syncthreads();
+  }
+}
+
+// The lower levels' fronts (at most kWarpSolve own unknowns, thousands at once): a warp each, y
+// in two registers per lane, L11 read a column at a time (independent of y, so the loads run
+// ahead of the serial chain), and the front's L21 product in the same kernel.
+template <class T>
+__global__ void __launch_bounds__(128) forward_warp(const FrontDev* fronts, const int* list, int count,
+                                                    const T* panels, const index_t* updates, T* x, index_t ldx,
+                                                    int nrhs) {
+  const int w = int(blockIdx.x) * 4 + int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  if (w >= count) return;
+  const FrontDev f = fronts[list[w]];
+  const int s = f.s, m = f.m;
+  const T* l = panels + f.panel;
+  const index_t* up = updates + f.update;
+  for (int r = 0; r < nrhs; ++r) {
+    T* xr = x + r * ldx + f.first;
+    T v0 = lane < s ? xr[lane] : T(0), v1 = lane + 32 < s ? xr[lane + 32] : T(0);
+#pragma unroll 4
+    for (int k = 0; k < s; ++k) {
+      const T* col = l + index_t(k) * m;
+      const T c0 = lane < s ? col[lane] : T(0), c1 = lane + 32 < s ? col[lane + 32] : T(0);
+      const T dinv = T(1) / col[k];
+      const T yk = __shfl_sync(0xffffffffu, k < 32 ? v0 : v1, k % 32) * dinv;
+      if (k < 32) {
+        v0 = lane == k ? yk : (lane > k ? v0 - c0 * yk : v0);
+        v1 -= c1 * yk;
+      } else {
+        v1 = lane == k - 32 ? yk : (lane > k - 32 ? v1 - c1 * yk : v1);
+      }
+    }
+    if (lane < s) xr[lane] = v0;
+    if (lane + 32 < s) xr[lane + 32] = v1;
+    for (int i = lane; i - lane < f.u; i += 32) {  // x(update) -= L21 y, a lane per row
+      const T* row = l + s + i;
+      T acc = 0;
+#pragma unroll 8
+      for (int k = 0; k < s; ++k) {
+        const T yk = __shfl_sync(0xffffffffu, k < 32 ? v0 : v1, k % 32);
+        if (i < f.u) acc += row[index_t(k) * m] * yk;
+      }
+      if (i < f.u) atomicAdd(x + r * ldx + up[i], -acc);
+    }
+  }
+}
+
+// Lane q gets column c0 + q of L21^T x(update) (ncols <= 32 columns).
+template <class T>
+__device__ T l21t_times(const T* l21, int m, int u, int c0, int ncols, const T* xr, const index_t* up) {
+  T a[32];
+#pragma unroll
+  for (int q = 0; q < 32; ++q) a[q] = 0;
+  for (int i = int(threadIdx.x) % 32; i < u; i += 32) {
+    const T xi = xr[up[i]];
+#pragma unroll
+    for (int q = 0; q < 32; ++q)
+      if (q < ncols) a[q] += l21[i + index_t(c0 + q) * m] * xi;
+  }
+  return warp_column_sums(a);
+}
+
+// A warp's tile <- L(r0.., r0..) (at most 32 x 32, lower triangle, reciprocal diagonal).
+template <class T>
+__device__ void load_warp_tile(const T* l, int m, int s, int r0, T* tile) {
+  const int lane = int(threadIdx.x) % 32;
+#pragma unroll 8
+  for (int j = 0; j < 32; ++j) {
+    const bool in = r0 + lane < s && r0 + j < s && lane >= j;
+    const T v = in ? l[(r0 + lane) + index_t(r0 + j) * m] : T(0);
+    tile[lane + j * 33] = (lane == j && in) ? T(1) / v : v;
+  }
+  __syncwarp();
+}
+
+template <class T>
+__global__ void __launch_bounds__(128) backward_warp(const FrontDev* fronts, const int* list, int count,
+                                                     const T* panels, const index_t* updates, T* x, index_t ldx,
+                                                     int nrhs) {
+  __shared__ T tiles[4][32 * 33];
+  const int w = int(blockIdx.x) * 4 + int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  if (w >= count) return;
+  T* tile = tiles[threadIdx.x / 32];
+  const FrontDev f = fronts[list[w]];
+  const int s = f.s, m = f.m;
+  const T* l = panels + f.panel;
+  const index_t* up = updates + f.update;
+  for (int r = 0; r < nrhs; ++r) {
+    T* xr = x + r * ldx + f.first;
+    T v0 = lane < s ? xr[lane] : T(0), v1 = lane + 32 < s ? xr[lane + 32] : T(0);
+    if (f.u > 0) {  // y -= L21^T x(update)
+      v0 -= l21t_times(l + s, m, f.u, 0, min(s, 32), x + r * ldx, up);
+      if (s > 32) v1 -= l21t_times(l + s, m, f.u, 32, s - 32, x + r * ldx, up);
+    }
+    if (s > 32) {  // the second tile of unknowns, then its coupling to the first
+      load_warp_tile(l, m, s, 32, tile);
+      v1 = solve_tile_transposed(tile, s - 32, v1);
+      __syncwarp();
+      T a[32];
+#pragma unroll
+      for (int q = 0; q < 32; ++q) a[q] = lane + 32 < s ? l[lane + 32 + index_t(q) * m] * v1 : T(0);
+      v0 -= warp_column_sums(a);
+    }
+    load_warp_tile(l, m, s, 0, tile);
+    v0 = solve_tile_transposed(tile, min(s, 32), v0);
+    __syncwarp();
+    if (lane < s) xr[lane] = v0;
+    if (lane + 32 < s) xr[lane + 32] = v1;
+  }
+}
+
+// x(update) -= L21 y for one chunk: a thread per row, 32 columns' loads at a time (atomics:
+// fronts of a level share ancestors, and a front's column chunks share rows).
+template <class T>
+__global__ void __launch_bounds__(kUpdateRows) update_forward(const FrontDev* fronts, const Chunk* chunks,
+                                                              const T* panels, const index_t* updates, T* x,
+                                                              index_t ldx, int nrhs) {
+  const Chunk c = chunks[blockIdx.x];
+  const FrontDev f = fronts[c.front];
+  const int i = c.row + int(threadIdx.x);
+  if (i >= c.row + c.rows) return;
+  const int k1 = c.col + c.cols;
+  const T* row = panels + f.panel + f.s + i;
+  for (int r = 0; r < nrhs; ++r) {
+    const T* y = x + r * ldx + f.first;
+    T acc = 0;
+    int k = c.col;
+    for (; k + 32 <= k1; k += 32) {
+      T v[32];  // every load issued before the first product
+#pragma unroll
+      for (int q = 0; q < 32; ++q) v[q] = row[index_t(k + q) * f.m];
+#pragma unroll
+      for (int q = 0; q < 32; ++q) acc += v[q] * y[k + q];
+    }
+    for (; k < k1; ++k) acc += row[index_t(k) * f.m] * y[k];
+    atomicAdd(x + r * ldx + updates[f.update + i], -acc);
+  }
+}
+
+// y -= L21^T x(update) for one chunk: a warp per 8 columns, each lane 4 rows at a time.
+template <class T>
+__global__ void __launch_bounds__(kUpdateRows) update_backward(const FrontDev* fronts, const Chunk* chunks,
+                                                               const T* panels, const index_t* updates, T* x,
+                                                               index_t ldx, int nrhs) {
+  const Chunk c = chunks[blockIdx.x];
+  const FrontDev f = fronts[c.front];
+  const int lane = int(threadIdx.x) % 32, k0 = c.col + int(threadIdx.x) / 32 * 8;
+  if (k0 >= c.col + c.cols) return;
+  const int kb = min(8, c.col + c.cols - k0), i1 = c.row + c.rows;
+  const T* col = panels + f.panel + f.s + index_t(k0) * f.m;
+  const index_t* up = updates + f.update;
+  for (int r = 0; r < nrhs; ++r) {
+    T* xr = x + r * ldx;
+    T acc[8] = {};
+    for (int i = c.row + lane; i < i1; i += 128) {
+      T xi[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) xi[j] = i + 32 * j < i1 ? xr[up[i + 32 * j]] : T(0);
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (q < kb && i + 32 * j < i1) acc[q] += col[i + 32 * j + index_t(q) * f.m] * xi[j];
+    }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      for (int o = 16; o > 0; o /= 2) acc[q] += __shfl_xor_sync(0xffffffffu, acc[q], o);
+      if (lane == 0 && q < kb) atomicAdd(xr + f.first + k0 + q, -acc[q]);
+    }
   }
 }
 
@@ -317,6 +531,18 @@ __global__ void permute(const index_t* map, index_t n, int nrhs, const T* from, 
   }
 }
 
+// Cuts a front's u x s block L21 into chunks of `fixed` rows (columns when `transposed`) times
+// at least `width` columns (rows), at most kUpdateBlocksPerFront chunks across.
+void chunk_l21(int front, int u, int s, int fixed, int width, bool transposed, std::vector<Chunk>& out) {
+  const int along = transposed ? u : s, across = transposed ? s : u;
+  const int per = width * std::max(1, (along + width * kUpdateBlocksPerFront - 1) / (width * kUpdateBlocksPerFront));
+  for (int a = 0; a < across; a += fixed)
+    for (int b = 0; b < along; b += per) {
+      const int na = std::min(fixed, across - a), nb = std::min(per, along - b);
+      out.push_back(transposed ? Chunk{front, b, nb, a, na} : Chunk{front, a, na, b, nb});
+    }
+}
+
 int blocks_for(index_t n, int threads) { return int(std::min<index_t>((n + threads - 1) / threads, 65535 * 4)); }
 
 }  // namespace
@@ -326,6 +552,9 @@ struct MultifrontalCuda<T>::State {
   std::shared_ptr<const Analysis> an;
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
+  cudaStream_t side[kSideStreams] = {};      // the solves of a level's large fronts run side by side,
+  cublasHandle_t side_blas[kSideStreams] = {};  // a handle each (cuBLAS keeps per-handle workspace)
+  cudaEvent_t fork = nullptr, join[kSideStreams] = {};
   cusolverDnHandle_t solver = nullptr;
 
   struct Group {  // equal-shape fronts of a level eliminated by batched routines
@@ -343,8 +572,9 @@ struct MultifrontalCuda<T>::State {
     int small_count = 0, small_max_m = 0;
     std::vector<Group> groups;
     std::vector<int> singles;               // large fronts, one by one
-    cuda::DeviceArray<int> solve_small;     // fronts whose triangle a block solves
+    cuda::DeviceArray<int> solve_small;     // fronts whose triangle a block (or a warp) solves
     int solve_small_count = 0, solve_small_max_s = 0;
+    bool warp_solve = false;                // a warp per front, L21 products included
     std::vector<int> solve_large;           // the others: cuBLAS
     cuda::DeviceArray<Chunk> forward_chunks, backward_chunks;  // every front's L21 in pieces
   };
@@ -483,16 +713,21 @@ MultifrontalCuda<T>::MultifrontalCuda(std::shared_ptr<const Analysis> analysis, 
       } else {
         shapes[{g.s, g.u}].push_back(f);
       }
-      for (int b = 0; b < g.u; b += kForwardRows) forward_chunks.push_back({f, b});
-      if (g.u > 0)
-        for (int b = 0; b < g.s; b += kBackwardColumns) backward_chunks.push_back({f, b});
-      if (g.s <= kSmallSolve) {
+      if (g.s <= kBlockSolve || (g.s <= kBlockSolveMax && by_level[lv].size() >= kBlockSolveLevel)) {
         solve_small.push_back(f);
         L.solve_small_max_s = std::max(L.solve_small_max_s, g.s);
       } else {
         L.solve_large.push_back(f);
       }
     }
+    L.warp_solve = L.solve_large.empty() && L.solve_small_max_s <= kWarpSolve &&
+                   by_level[lv].size() >= kWarpSolveLevel;
+    if (!L.warp_solve)
+      for (const int f : by_level[lv]) {
+        const FrontDev& g = st.fronts[f];
+        chunk_l21(f, g.u, g.s, kUpdateRows, kUpdateCols, false, forward_chunks);
+        chunk_l21(f, g.u, g.s, kUpdateCols, kUpdateRows, true, backward_chunks);
+      }
     L.src.upload(src.data(), index_t(src.size()));
     L.dst.upload(dst.data(), index_t(dst.size()));
     for (int c = 0; c < 2; ++c) L.links[c].upload(links[c].data(), index_t(links[c].size()));
@@ -531,11 +766,20 @@ MultifrontalCuda<T>::MultifrontalCuda(std::shared_ptr<const Analysis> analysis, 
   st.d_position.upload(pos.data(), index_t(pos.size()));
   st.d_info.allocate(1);
 
-  TRIDSIM_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
+  // A blocking stream: ordered after the default stream, where the uploads and the callers' copies
+  // run (a copy from pageable memory may return before its data has landed).
+  TRIDSIM_CUDA(cudaStreamCreate(&st.stream));
   check_cublas(cublasCreate(&st.blas), "cublasCreate");
   check_cublas(cublasSetStream(st.blas, st.stream), "cublasSetStream");
   check_cusolver(cusolverDnCreate(&st.solver), "cusolverDnCreate");
   check_cusolver(cusolverDnSetStream(st.solver, st.stream), "cusolverDnSetStream");
+  TRIDSIM_CUDA(cudaEventCreateWithFlags(&st.fork, cudaEventDisableTiming));
+  for (int k = 0; k < kSideStreams; ++k) {
+    TRIDSIM_CUDA(cudaStreamCreateWithFlags(&st.side[k], cudaStreamNonBlocking));
+    TRIDSIM_CUDA(cudaEventCreateWithFlags(&st.join[k], cudaEventDisableTiming));
+    check_cublas(cublasCreate(&st.side_blas[k]), "cublasCreate");
+    check_cublas(cublasSetStream(st.side_blas[k], st.side[k]), "cublasSetStream");
+  }
   for (const auto& L : st.levels)
     for (const int f : L.singles) {
       int lw = 0;
@@ -551,6 +795,12 @@ template <class T>
 MultifrontalCuda<T>::~MultifrontalCuda() {
   if (s_->solver) cusolverDnDestroy(s_->solver);
   if (s_->blas) cublasDestroy(s_->blas);
+  for (int k = 0; k < kSideStreams; ++k) {
+    if (s_->side_blas[k]) cublasDestroy(s_->side_blas[k]);
+    if (s_->side[k]) cudaStreamDestroy(s_->side[k]);
+    if (s_->join[k]) cudaEventDestroy(s_->join[k]);
+  }
+  if (s_->fork) cudaEventDestroy(s_->fork);
   if (s_->stream) cudaStreamDestroy(s_->stream);
 }
 
@@ -627,47 +877,60 @@ void MultifrontalCuda<T>::solve_device(T* x, index_t nrhs) {
   const index_t n = st.an->unknowns();
   if (st.xp.n < n * nrhs) st.xp.allocate(n * nrhs);
   T* xp = st.xp.p;
-  const T one = 1;
-  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, int(nrhs), x, xp, true);
+  const int r = int(nrhs);
+  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, r, x, xp, true);
   TRIDSIM_CUDA_LAUNCH();
-  const std::size_t y_bytes = sizeof(T) * std::size_t(kSmallSolve + 32);
-  for (auto& L : st.levels) {  // forward, deepest first
-    if (L.solve_small_count > 0) {
-      diagonal_forward<T><<<L.solve_small_count, kSolveThreads, y_bytes, sm>>>(st.d_fronts.p, L.solve_small.p,
-                                                                               st.panels.p, xp, n, int(nrhs));
-      TRIDSIM_CUDA_LAUNCH();
-    }
-    for (const int f : L.solve_large) {
-      const FrontDev& q = st.fronts[f];
-      check_cublas(trsm(st.blas, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, q.s, int(nrhs), &one, st.panels.p + q.panel, q.m,
-                        xp + q.first, int(n)),
+  // A level's triangles: the small ones by one kernel, the large ones by cuBLAS on the side streams.
+  const auto diagonal = [&](const typename State::Level& L, bool forward) {
+    const int sides = std::min<int>(kSideStreams, int(L.solve_large.size()));
+    if (sides > 0) TRIDSIM_CUDA(cudaEventRecord(st.fork, sm));
+    const T one = 1;
+    for (std::size_t i = 0; i < L.solve_large.size(); ++i) {
+      const int k = int(i % kSideStreams);
+      if (int(i) == k) TRIDSIM_CUDA(cudaStreamWaitEvent(st.side[k], st.fork, 0));
+      const FrontDev& q = st.fronts[L.solve_large[i]];
+      check_cublas(trsm(st.side_blas[k], CUBLAS_SIDE_LEFT, forward ? CUBLAS_OP_N : CUBLAS_OP_T, q.s, r, &one,
+                        st.panels.p + q.panel, q.m, xp + q.first, int(n)),
                    "trsm");
     }
+    if (L.warp_solve) {
+      const auto kernel = forward ? forward_warp<T> : backward_warp<T>;
+      kernel<<<(L.solve_small_count + 3) / 4, 128, 0, sm>>>(st.d_fronts.p, L.solve_small.p, L.solve_small_count,
+                                                          st.panels.p, st.d_updates.p, xp, n, r);
+      TRIDSIM_CUDA_LAUNCH();
+    } else if (L.solve_small_count > 0) {
+      const std::size_t y_bytes = sizeof(T) * std::size_t(L.solve_small_max_s);
+      const bool wide = L.solve_small_max_s > 128;  // many rows under each tile: more threads
+      using Kernel = void (*)(const FrontDev*, const int*, const T*, T*, index_t, int);
+      const Kernel kernel = forward ? (wide ? diagonal_forward<T, 512> : diagonal_forward<T, 128>)
+                                    : (wide ? diagonal_backward<T, 256> : diagonal_backward<T, 128>);
+      const int threads = wide ? (forward ? 512 : 256) : 128;
+      kernel<<<L.solve_small_count, threads, y_bytes, sm>>>(st.d_fronts.p, L.solve_small.p, st.panels.p, xp,
+                                                                    n, r);
+      TRIDSIM_CUDA_LAUNCH();
+    }
+    for (int k = 0; k < sides; ++k) {
+      TRIDSIM_CUDA(cudaEventRecord(st.join[k], st.side[k]));
+      TRIDSIM_CUDA(cudaStreamWaitEvent(sm, st.join[k], 0));
+    }
+  };
+  for (const auto& L : st.levels) {  // forward, deepest first
+    diagonal(L, true);
     if (L.forward_chunks.n > 0) {
-      update_forward<T><<<unsigned(L.forward_chunks.n), kForwardRows, 0, sm>>>(
-          st.d_fronts.p, L.forward_chunks.p, st.panels.p, st.d_updates.p, xp, n, int(nrhs));
+      update_forward<T><<<unsigned(L.forward_chunks.n), kUpdateRows, 0, sm>>>(
+          st.d_fronts.p, L.forward_chunks.p, st.panels.p, st.d_updates.p, xp, n, r);
       TRIDSIM_CUDA_LAUNCH();
     }
   }
   for (auto L = st.levels.rbegin(); L != st.levels.rend(); ++L) {  // backward, the root first
     if (L->backward_chunks.n > 0) {
-      update_backward<T><<<unsigned(L->backward_chunks.n), 32 * kBackwardColumns, 0, sm>>>(
-          st.d_fronts.p, L->backward_chunks.p, st.panels.p, st.d_updates.p, xp, n, int(nrhs));
+      update_backward<T><<<unsigned(L->backward_chunks.n), kUpdateRows, 0, sm>>>(
+          st.d_fronts.p, L->backward_chunks.p, st.panels.p, st.d_updates.p, xp, n, r);
       TRIDSIM_CUDA_LAUNCH();
     }
-    for (const int f : L->solve_large) {
-      const FrontDev& q = st.fronts[f];
-      check_cublas(trsm(st.blas, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, q.s, int(nrhs), &one, st.panels.p + q.panel, q.m,
-                        xp + q.first, int(n)),
-                   "trsm");
-    }
-    if (L->solve_small_count > 0) {
-      diagonal_backward<T><<<L->solve_small_count, kSolveThreads, y_bytes, sm>>>(st.d_fronts.p, L->solve_small.p,
-                                                                                 st.panels.p, xp, n, int(nrhs));
-      TRIDSIM_CUDA_LAUNCH();
-    }
+    diagonal(*L, false);
   }
-  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, int(nrhs), xp, x, false);
+  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, r, xp, x, false);
   TRIDSIM_CUDA_LAUNCH();
   TRIDSIM_CUDA(cudaStreamSynchronize(sm));
 }
