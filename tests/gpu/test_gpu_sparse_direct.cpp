@@ -45,7 +45,8 @@ TEST_CASE("GPU multifrontal matches the CPU solver") {
                         grid(2, 127, 61, 1, 1, Stencil::star), grid(2, 1, 97, 1, 1, Stencil::star),
                         grid(3, 19, 23, 11, 1, Stencil::star), grid(2, 41, 29, 1, 2, Stencil::box),
                         grid(3, 9, 8, 7, 3, Stencil::box), grid(2, 255, 255, 1, 1, Stencil::star),
-                        grid(3, 31, 31, 31, 1, Stencil::star)}) {
+                        grid(3, 31, 31, 31, 1, Stencil::star),
+                        grid(2, 511, 511, 1, 1, Stencil::star)}) {  // megabytes uploaded right before use
     CAPTURE(p.n[0]);
     CAPTURE(p.n[1]);
     CAPTURE(p.n[2]);
