@@ -555,6 +555,10 @@ struct MultifrontalCuda<T>::State {
   cudaStream_t side[kSideStreams] = {};      // the solves of a level's large fronts run side by side,
   cublasHandle_t side_blas[kSideStreams] = {};  // a handle each (cuBLAS keeps per-handle workspace)
   cudaEvent_t fork = nullptr, join[kSideStreams] = {};
+  cudaStream_t capture = nullptr;  // the sweeps are recorded from here into a graph
+  cudaGraphExec_t graph = nullptr;
+  index_t graph_nrhs = 0;
+  const T* graph_xp = nullptr;
   cusolverDnHandle_t solver = nullptr;
 
   struct Group {  // equal-shape fronts of a level eliminated by batched routines
@@ -774,6 +778,7 @@ MultifrontalCuda<T>::MultifrontalCuda(std::shared_ptr<const Analysis> analysis, 
   check_cusolver(cusolverDnCreate(&st.solver), "cusolverDnCreate");
   check_cusolver(cusolverDnSetStream(st.solver, st.stream), "cusolverDnSetStream");
   TRIDSIM_CUDA(cudaEventCreateWithFlags(&st.fork, cudaEventDisableTiming));
+  TRIDSIM_CUDA(cudaStreamCreateWithFlags(&st.capture, cudaStreamNonBlocking));
   for (int k = 0; k < kSideStreams; ++k) {
     TRIDSIM_CUDA(cudaStreamCreateWithFlags(&st.side[k], cudaStreamNonBlocking));
     TRIDSIM_CUDA(cudaEventCreateWithFlags(&st.join[k], cudaEventDisableTiming));
@@ -801,6 +806,8 @@ MultifrontalCuda<T>::~MultifrontalCuda() {
     if (s_->join[k]) cudaEventDestroy(s_->join[k]);
   }
   if (s_->fork) cudaEventDestroy(s_->fork);
+  if (s_->graph) cudaGraphExecDestroy(s_->graph);
+  if (s_->capture) cudaStreamDestroy(s_->capture);
   if (s_->stream) cudaStreamDestroy(s_->stream);
 }
 
@@ -870,16 +877,13 @@ void MultifrontalCuda<T>::factor(const StencilMatrix<T>& a) {
   if (bad != 0) throw SingularMatrix("sparse direct solver (GPU): the matrix is not positive definite");
 }
 
+// Both sweeps over the levels on st.xp, nrhs columns, launched into stream sm.
 template <class T>
-void MultifrontalCuda<T>::solve_device(T* x, index_t nrhs) {
+void MultifrontalCuda<T>::sweep(cudaStream_t sm, index_t nrhs) {
   State& st = *s_;
-  const cudaStream_t sm = st.stream;
   const index_t n = st.an->unknowns();
-  if (st.xp.n < n * nrhs) st.xp.allocate(n * nrhs);
   T* xp = st.xp.p;
   const int r = int(nrhs);
-  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, r, x, xp, true);
-  TRIDSIM_CUDA_LAUNCH();
   // A level's triangles: the small ones by one kernel, the large ones by cuBLAS on the side streams.
   const auto diagonal = [&](const typename State::Level& L, bool forward) {
     const int sides = std::min<int>(kSideStreams, int(L.solve_large.size()));
@@ -930,7 +934,42 @@ void MultifrontalCuda<T>::solve_device(T* x, index_t nrhs) {
     }
     diagonal(*L, false);
   }
-  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, r, xp, x, false);
+}
+
+template <class T>
+void MultifrontalCuda<T>::solve_device(T* x, index_t nrhs) {
+  State& st = *s_;
+  const cudaStream_t sm = st.stream;
+  const index_t n = st.an->unknowns();
+  if (st.xp.n < n * nrhs) st.xp.allocate(n * nrhs);
+  const int r = int(nrhs);
+  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, r, x, st.xp.p, true);
+  TRIDSIM_CUDA_LAUNCH();
+  // The sweeps' hundreds of small launches as one graph, captured once per column count and
+  // buffer (refactorizations keep every address).
+  if (st.graph && (st.graph_nrhs != nrhs || st.graph_xp != st.xp.p)) {
+    cudaGraphExecDestroy(st.graph);
+    st.graph = nullptr;
+  }
+  if (!st.graph) {
+    cudaGraph_t g = nullptr;
+    TRIDSIM_CUDA(cudaStreamBeginCapture(st.capture, cudaStreamCaptureModeThreadLocal));
+    try {
+      sweep(st.capture, nrhs);
+    } catch (...) {
+      cudaStreamEndCapture(st.capture, &g);
+      if (g) cudaGraphDestroy(g);
+      throw;
+    }
+    TRIDSIM_CUDA(cudaStreamEndCapture(st.capture, &g));
+    const cudaError_t e = cudaGraphInstantiate(&st.graph, g, 0);
+    cudaGraphDestroy(g);
+    TRIDSIM_CUDA(e);
+    st.graph_nrhs = nrhs;
+    st.graph_xp = st.xp.p;
+  }
+  TRIDSIM_CUDA(cudaGraphLaunch(st.graph, sm));
+  permute<T><<<blocks_for(n * nrhs, 256), 256, 0, sm>>>(st.d_position.p, n, r, st.xp.p, x, false);
   TRIDSIM_CUDA_LAUNCH();
   TRIDSIM_CUDA(cudaStreamSynchronize(sm));
 }

@@ -12,10 +12,13 @@
 //     in groups of equal shape by cuSOLVER/cuBLAS batched routines (potrf, trsm, gemm), or one by
 //     one (potrf, trsm, syrk) when a group is small;
 //  3. solves: forward level by level from the bottom, backward from the top; each front's
-//     triangle by one block (cuBLAS for large ones), its L21 products spread over many blocks.
+//     triangle by one block (a warp on wide lower levels; cuBLAS for the few largest), its L21
+//     products spread over many blocks; the sweeps replayed as one CUDA graph.
 #include <memory>
 
 #include "solvers/sparse_direct/analysis.hpp"
+
+struct CUstream_st;  // cudaStream_t
 
 namespace tridsim::sparse {
 
@@ -33,6 +36,7 @@ class MultifrontalCuda {
  private:
   struct State;
   std::unique_ptr<State> s_;
+  void sweep(CUstream_st* stream, index_t nrhs);
 };
 
 }  // namespace tridsim::sparse
