@@ -424,6 +424,8 @@ __device__ void load_warp_tile(const T* l, int m, int s, int r0, T* tile) {
   __syncwarp();
 }
 
+// Backward: the L21 product first, then the triangle as (at most) two 32-unknown tiles in shared
+// memory, the second tile's coupling to the first by one column-sum.
 template <class T>
 __global__ void __launch_bounds__(128) backward_warp(const FrontDev* fronts, const int* list, int count,
                                                      const T* panels, const index_t* updates, T* x, index_t ldx,
