@@ -164,42 +164,15 @@ std::shared_ptr<Case> get_case(int dim, index_t interior) {
   return c;
 }
 
-// What one iteration of a solver case measured.
-struct Phases {
-  double analysis = 0, factor = 0, refactor = 0, solve = 0;
-  double flops = 0, factor_bytes = 0, peak_bytes = 0, nnz_l = 0, residual = 0;
-};
+using bench::Phases;
 
-// Runs `once` per iteration (it returns the Phases of a full sequence), sets the factorization as
-// the iteration's time and the counters (minimum over the iterations).
+// The common counters, and how busy the other cores were and the load while it ran.
 template <class Once>
 void run_phases(benchmark::State& state, const Case& c, const Once& once) {
-  Phases best;
-  best.analysis = best.factor = best.refactor = best.solve = std::numeric_limits<double>::infinity();
-  Phases last;
   const CpuTimes before = cpu_times();
-  for (auto _ : state) {
-    last = once();
-    state.SetIterationTime(last.factor);
-    best.analysis = std::min(best.analysis, last.analysis);
-    best.factor = std::min(best.factor, last.factor);
-    best.refactor = std::min(best.refactor, last.refactor);
-    best.solve = std::min(best.solve, last.solve);
-  }
+  const bench::BestAndLast r = bench::run_phases(state, c.unknowns(), once);
   state.counters["others_cores"] = others_cores(before, cpu_times());
-  const double n = double(c.unknowns());
-  state.counters["analysis_s"] = best.analysis;
-  state.counters["factor_s"] = best.factor;
-  state.counters["refactor_s"] = best.refactor;
-  state.counters["solve_s"] = best.solve;
-  state.counters["flops"] = last.flops;
-  state.counters["GFLOP/s"] = last.flops / best.factor * 1e-9;
-  state.counters["factor_MB"] = last.factor_bytes * 1e-6;
-  state.counters["peak_MB"] = last.peak_bytes * 1e-6;
-  state.counters["nnz_L"] = last.nnz_l;
-  state.counters["residual"] = last.residual;
-  state.counters["points/s"] = n / best.factor;
-  state.counters["unknowns"] = n;
+  state.counters["nnz_L"] = r.last.nnz_l;
   state.counters["load1"] = load_average();
 }
 

@@ -92,38 +92,11 @@ std::shared_ptr<Case> get_case(int dim, index_t interior) {
   return c;
 }
 
-struct Phases {
-  double analysis = 0, factor = 0, refactor = 0, solve = 0, solve_device = 0;
-  double flops = 0, factor_bytes = 0, peak_bytes = 0, residual = 0;
-};
+using bench::Phases;
 
 template <class Once>
 void run_phases(benchmark::State& state, const Case& c, const Once& once) {
-  Phases best;
-  best.analysis = best.factor = best.refactor = best.solve = best.solve_device =
-      std::numeric_limits<double>::infinity();
-  Phases last;
-  for (auto _ : state) {
-    last = once();
-    state.SetIterationTime(last.factor);
-    best.analysis = std::min(best.analysis, last.analysis);
-    best.factor = std::min(best.factor, last.factor);
-    best.refactor = std::min(best.refactor, last.refactor);
-    best.solve = std::min(best.solve, last.solve);
-    best.solve_device = std::min(best.solve_device, last.solve_device);
-  }
-  state.counters["analysis_s"] = best.analysis;
-  state.counters["factor_s"] = best.factor;
-  state.counters["refactor_s"] = best.refactor;
-  state.counters["solve_s"] = best.solve;
-  state.counters["solve_device_s"] = best.solve_device;
-  state.counters["flops"] = last.flops;
-  state.counters["GFLOP/s"] = last.flops / best.factor * 1e-9;
-  state.counters["factor_MB"] = last.factor_bytes * 1e-6;
-  state.counters["peak_MB"] = last.peak_bytes * 1e-6;
-  state.counters["residual"] = last.residual;
-  state.counters["points/s"] = double(c.unknowns()) / best.factor;
-  state.counters["unknowns"] = double(c.unknowns());
+  state.counters["solve_device_s"] = bench::run_phases(state, c.unknowns(), once).best.solve_device;
 }
 
 void bm_ours(benchmark::State& state, int dim, index_t interior) {
