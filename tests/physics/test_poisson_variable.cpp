@@ -15,6 +15,7 @@
 
 #include "core/deck.hpp"
 #include "physics/poisson/poisson.hpp"
+#include "tests/common/deck_grid.hpp"
 
 using namespace tridsim;
 
@@ -229,17 +230,7 @@ TEST_CASE("the variable-conductivity example decks run as they are") {
   for (const char* name : {"poisson_variable2d.yaml", "poisson_variable3d.yaml"}) {
     Deck deck = Deck::load(std::filesystem::path(TRIDSIM_SOURCE_DIR) / "inputs" / name);
     const DeckNode root = deck.root();
-    const DeckNode gn = root.child("grid");
-    Grid g;
-    const auto n = gn.get<std::vector<index_t>>("n");
-    const auto lo = gn.get<std::vector<double>>("lo");
-    const auto hi = gn.get<std::vector<double>>("hi");
-    g.dim = int(n.size());
-    for (int a = 0; a < g.dim; ++a) {
-      g.n[a] = n[a];
-      g.lo[a] = lo[a];
-      g.hi[a] = hi[a];
-    }
+    const Grid g = testing::deck_grid(root.child("grid"));
     PoissonModule<double> m;
     SetupContext ctx;
     if (auto c = root.maybe_child("constants"))
