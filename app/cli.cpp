@@ -13,6 +13,7 @@
 
 #include "core/backend.hpp"
 #include "core/device.hpp"
+#include "core/domain.hpp"
 #include "app/simulation.hpp"
 #include "core/module.hpp"
 #include "outputs/writer.hpp"
@@ -29,6 +30,14 @@ void print_info() {
   fmt::print("build options: CUDA {}, VTK {}, OpenMP {}\n", TRIDSIM_HAVE_CUDA ? "on" : "off",
              TRIDSIM_HAVE_VTK ? "on" : "off", _OPENMP);
   fmt::print("NIfTI tissue maps (glioma): {}\n", TRIDSIM_HAVE_NIFTI ? "on" : "off");
+  fmt::print("MPI: {}\n", mpi_description());
+  if (TRIDSIM_HAVE_MPI && TRIDSIM_HAVE_CUDA)
+    fmt::print("several ranks with --backend cuda: one GPU per rank (a host's GPUs round-robin); interface data {}\n",
+               gpu_transport());
+  fmt::print("HDF5 output: {} HDF5 {}\n", TRIDSIM_HAVE_PARALLEL_HDF5 ? "parallel" : "serial",
+             TRIDSIM_HAVE_PARALLEL_HDF5 ? H5_VERSION " (on several ranks, every rank writes its part of each file, MPI-IO)"
+             : TRIDSIM_HAVE_MPI ? H5_VERSION " (on several ranks, the fields are gathered to rank 0, which writes the files)"
+                                : H5_VERSION);
   fmt::print("backends:\n");
   for (const auto& b : kBackendNames) {
     const char *policy = std::getenv("OMP_WAIT_POLICY"), *spin = std::getenv("GOMP_SPINCOUNT");
@@ -53,13 +62,43 @@ void print_info() {
 
 }  // namespace
 
+namespace {
+// An error on several ranks: rank 0 reports it and ends every rank; another rank reports its own only
+// if rank 0 has not ended the run by then (a deck error is every rank's, and is printed once).
+int fail_run(const std::string& message, int code) {
+  if (world_size() > 1) {
+    if (world_rank() != 0) {
+      sleep(2);
+      fmt::print(stderr, "rank {}: {}\n", world_rank(), message);
+    } else {
+      fmt::print(stderr, "{}\n", message);
+    }
+    std::fflush(stderr);
+    abort_processes(code);
+  }
+  fmt::print(stderr, "{}\n", message);
+  return code;
+}
+
+int run_command(int argc, char** argv);
+}  // namespace
+
 int main(int argc, char** argv) {
   // OpenMP threads that spin long while waiting make a run on a busy machine many times slower,
   // and threads that sleep at once slow small steps on an idle one; a short spin, then sleep,
   // avoids both. The runtime (libgomp) reads its policy when it loads, so a process started
   // without one restarts itself once with it (a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept).
+  // (Before MPI_Init: an MPI process must not replace itself after it.)
   if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT") && setenv("GOMP_SPINCOUNT", "1000", 1) == 0)
     execv("/proc/self/exe", argv);  // returns only on failure: run on with the runtime's default
+  init_processes(&argc, &argv);  // under mpirun; a plain start is one process
+  const int rc = run_command(argc, argv);
+  finish_processes();
+  return rc;
+}
+
+namespace {
+int run_command(int argc, char** argv) {
   // Every HDF5 file is closed explicitly; HDF5's own clean-up at exit crashes on a file whose
   // close failed (a full disk), after the error has been reported.
   H5dont_atexit();
@@ -67,6 +106,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%l] %v");
   spdlog::set_level(spdlog::level::warn);
+  if (world_rank() > 0) spdlog::set_level(spdlog::level::err);  // rank 0 speaks for the run
 
   CLI::App app{"tridsim: finite-difference PDE simulations driven by YAML decks"};
   app.require_subcommand(0, 1);
@@ -115,22 +155,21 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (verbose) spdlog::set_level(spdlog::level::info);
-  if (quiet) spdlog::set_level(spdlog::level::err);
+  if (quiet || world_rank() > 0) spdlog::set_level(spdlog::level::err);
   opt.quiet = quiet;
   try {
     if (*info) {
-      print_info();
+      if (world_rank() == 0) print_info();
       return 0;
     }
     opt.mode = *check ? RunOptions::Mode::check : *bench ? RunOptions::Mode::bench : RunOptions::Mode::run;
     return run_simulation(opt);
   } catch (const Error& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
+    return fail_run(fmt::format("error: {}", e.what()), 1);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "internal error: {}\n", e.what());
-    return 2;
+    return fail_run(fmt::format("internal error: {}", e.what()), 2);
   }
 }
+}  // namespace
 
 }  // namespace tridsim

@@ -21,11 +21,13 @@
 #include "core/backend.hpp"
 #include "core/deck.hpp"
 #include "core/device.hpp"
+#include "core/domain.hpp"
 #include "core/fp_env.hpp"
 #include "core/module.hpp"
 #include "core/non_finite.hpp"
 #include "outputs/checkpoint.hpp"
 #include "outputs/files.hpp"
+#include "outputs/hdf5_xdmf_writer.hpp"
 #include "outputs/run_directory.hpp"
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
@@ -226,6 +228,49 @@ class StopSignals {
   struct sigaction old_[3];
 };
 
+// The grid split over the run's ranks: `parallel: {ranks: [px, py, pz]}` or a balanced process grid.
+std::unique_ptr<Domain> make_domain(const DeckNode& root, const Grid& grid) {
+  std::array<int, 3> ranks{0, 0, 0};
+  const auto p = root.maybe_child("parallel");
+  if (p && p->has("ranks")) {
+    const auto r = p->get<std::vector<long>>("ranks");
+    if (int(r.size()) != grid.dim)
+      p->fail("ranks", fmt::format("expected {} rank counts, one per axis of grid.n, e.g. [{}]", grid.dim,
+                                   grid.dim == 1 ? "2" : grid.dim == 2 ? "1, 2" : "1, 1, 2"));
+    ranks = {1, 1, 1};
+    for (int a = 0; a < grid.dim; ++a) {
+      if (r[a] < 1 || r[a] > 1'000'000) p->fail("ranks", fmt::format("axis {}: {} ranks; give 1 or more", "xyz"[a], r[a]));
+      ranks[a] = int(r[a]);
+    }
+  }
+  if (world_size() == 1 && ranks == std::array<int, 3>{0, 0, 0}) return std::make_unique<Domain>(grid);
+  try {
+    return std::make_unique<Domain>(grid, ranks);
+  } catch (const DeckError&) {
+    throw;
+  } catch (const Error& e) {
+    if (p && p->has("ranks")) p->fail("ranks", e.what());
+    throw Error(fmt::format("mpirun -np {}: {}", world_size(), e.what()));
+  }
+}
+
+// Host copies of the owned nodes of every rank's arrays, on rank 0 (empty elsewhere): what the
+// writers and checkpoints of a distributed run see. `count` of a state array: values per node.
+struct Gathered {
+  std::vector<std::vector<double>> storage;  // (float data in double-sized storage)
+  template <class T>
+  const void* add(const Domain& d, const void* local, int components) {
+    const index_t n = d.rank() == 0 ? components * d.global().size() : 0;
+    storage.emplace_back((n * sizeof(T) + sizeof(double) - 1) / sizeof(double));
+    T* out = reinterpret_cast<T*>(storage.back().data());
+    d.gather(static_cast<const T*>(local), out, components);
+    return out;
+  }
+  const void* add(const Domain& d, Precision p, const void* local, int components) {
+    return p == Precision::float32 ? add<float>(d, local, components) : add<double>(d, local, components);
+  }
+};
+
 }  // namespace
 
 int run_simulation(const RunOptions& opt) {
@@ -272,6 +317,19 @@ int run_simulation(const RunOptions& opt) {
 
   const Grid grid = read_grid(root.child("grid"));
   std::unique_ptr<Module> module = info->create(ctx.precision);
+  // Ranks (mpirun -np P): the grid split over them; rank 0 writes the files and the terminal.
+  const std::unique_ptr<Domain> domain = make_domain(root, grid);
+  if (domain->distributed() && !module->distributes()) {
+    std::vector<std::string> names;
+    for (const auto* m : registered_modules())
+      if (m->create(ctx.precision)->distributes()) names.push_back(m->name);
+    throw Error(fmt::format("module {} runs on one rank only (this run has {}); on several ranks: {}", module_name,
+                            domain->size(), fmt::join(names, ", ")));
+  }
+  ctx.domain = domain.get();
+  if (ctx.backend == Backend::cuda && domain->distributed()) use_cuda_device_of(host_rank());  // before any device work
+  const bool root_rank = domain->rank() == 0;
+  const Grid held = domain->local();  // the nodes this process holds
   const bool steady = module->steady();
   if (steady && root.has("time"))
     root.fail("time", "module " + module_name + " solves a steady problem: remove the time section");
@@ -313,7 +371,7 @@ int run_simulation(const RunOptions& opt) {
 
   // 2. Set the module up; then every key of the deck must have been used. First, is there memory
   // for it (an allocation the system cannot back would end the run later, by the OOM killer)?
-  const double need = module->arrays_per_point() * double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8);
+  const double need = module->arrays_per_point() * double(held.size()) * (ctx.precision == Precision::float32 ? 4 : 8);
   auto check_memory = [&](double available, const char* where) {
     if (available > 0 && need > available)
       root.child("grid").fail("n", fmt::format("the {} module needs about {:.3g} GB of {} memory for {} grid points in {}, "
@@ -375,13 +433,32 @@ int run_simulation(const RunOptions& opt) {
     }
   }
   if (opt.mode == RunOptions::Mode::check) {
-    if (!opt.quiet)
+    if (!opt.quiet && root_rank)
       fmt::print("{}: OK ({} module, {} points, {})\n", opt.deck.string(), module_name, grid.size(),
                  steady ? std::string("steady: one solve") : fmt::format("{} steps", line.steps() - first));
     return 0;
   }
-  if (resumed) {
-    read_checkpoint_state(*opt.restart, module->state());
+  if (resumed) {  // every rank reads the whole arrays and keeps its box: any rank count continues any checkpoint
+    if (domain->distributed()) {
+      const std::vector<StateArray> mine = module->state();
+      std::vector<StateArray> whole;
+      std::vector<std::vector<double>> storage;  // (float data in double-sized storage)
+      for (const StateArray& a : mine) {
+        const index_t count = a.count / held.size() * grid.size();
+        storage.emplace_back(count);
+        whole.push_back({a.name, a.precision, storage.back().data(), count});
+      }
+      read_checkpoint_state(*opt.restart, whole);
+      for (std::size_t i = 0; i < mine.size(); ++i) {
+        const int per_node = int(mine[i].count / held.size());
+        if (mine[i].precision == Precision::float32)
+          domain->take_local(static_cast<const float*>(whole[i].data), static_cast<float*>(mine[i].data), per_node);
+        else
+          domain->take_local(static_cast<const double*>(whole[i].data), static_cast<double*>(mine[i].data), per_node);
+      }
+    } else {
+      read_checkpoint_state(*opt.restart, module->state());
+    }
     module->state_restored();
   }
   const bool bench = opt.mode == RunOptions::Mode::bench;
@@ -395,10 +472,12 @@ int run_simulation(const RunOptions& opt) {
   // no checkpoints either (nor in bench).
   std::optional<RunDirectory> run_dir;
   std::vector<std::unique_ptr<Writer>> writers;
+  std::vector<bool> local_fields;  // per writer: made on every rank, it takes the rank's local arrays
+  std::filesystem::path result_at;  // the output directory (rank 0's run_dir->dir()): the files once published
   const std::string device = ctx.backend == Backend::cuda ? cuda_device_name() : "cpu";
   std::deque<std::string> checkpoints;  // file names, oldest first
   if (!bench) {
-    const RunAttributes attributes = {
+    RunAttributes attributes = {
         {"tridsim_version", TRIDSIM_VERSION},
         {"tridsim_revision", TRIDSIM_GIT_REVISION},
         {"deck_file", opt.deck.string()},
@@ -409,22 +488,43 @@ int run_simulation(const RunOptions& opt) {
         {"precision", std::string(to_string(ctx.precision))},
         {"threads", std::to_string(omp_get_max_threads())},
     };
-    if (opt.files) {
+    if (opt.files && root_rank) {
       try {
         run_dir.emplace(out_dir, name);
       } catch (const Error& e) {
         fail_output_dir(e.what());
       }
-      for (const auto* w : writers_wanted) {
-        writers.push_back(w->create(WriterSetup{run_dir->path(), name, grid, attributes}));
-        writers.back()->set_dir(run_dir->path());
-      }
     }
-    if (opt.capture) writers.push_back(opt.capture(WriterSetup{{}, name, grid, attributes}));
+    std::filesystem::path files_at = run_dir ? run_dir->path() : std::filesystem::path();
+    result_at = run_dir ? run_dir->dir() : std::filesystem::path();
     // A restart continues the previous result in the directory: its outputs before this run's
     // first step, and its checkpoints up to the one restarted from, are carried over.
-    if (resumed && run_dir && run_dir->previous_result_is(name)) {
-      for (auto& w : writers) w->resume(run_dir->dir(), offset + first);
+    bool continues = resumed && run_dir && run_dir->previous_result_is(name);
+    // A writer that writes from every rank (parallel HDF5) is made on every rank, in the directory
+    // rank 0 made and with rank 0's facts; the others on rank 0 alone.
+    auto on_every_rank = [&](const WriterInfo* w) {
+      return domain->distributed() && w->fields == WriterInfo::Fields::collective;
+    };
+    if (opt.files && std::any_of(writers_wanted.begin(), writers_wanted.end(), on_every_rank)) {
+      files_at = domain->broadcast(files_at.string());
+      result_at = domain->broadcast(result_at.string());
+      continues = domain->any(continues);
+      for (auto& [key, value] : attributes) value = domain->broadcast(value);  // (threads may differ)
+    }
+    if (opt.files)
+      for (const auto* w : writers_wanted) {
+        if (!root_rank && !on_every_rank(w)) continue;
+        writers.push_back(w->create(WriterSetup{files_at, name, grid, attributes, on_every_rank(w) ? domain.get() : nullptr}));
+        writers.back()->set_dir(files_at);
+        local_fields.push_back(on_every_rank(w));
+      }
+    if (opt.capture && root_rank) {
+      writers.push_back(opt.capture(WriterSetup{{}, name, grid, attributes}));
+      local_fields.push_back(false);
+    }
+    if (continues)
+      for (auto& w : writers) w->resume(result_at, offset + first);
+    if (continues && run_dir) {
       const std::regex numbered(name + "_checkpoint_([0-9]+)\\.h5");
       std::vector<std::pair<long, std::string>> found;
       for (const auto& e : std::filesystem::directory_iterator(run_dir->dir())) {
@@ -439,22 +539,35 @@ int run_simulation(const RunOptions& opt) {
       }
     }
   }
-  auto publish = [&] {
-    if (!run_dir || run_dir->published()) return;
-    run_dir->publish();
-    for (auto& w : writers) w->set_dir(run_dir->path());
+  const bool keeps_files = !bench && opt.files;  // (run_dir: rank 0's; the other ranks take part in checkpoints)
+  bool published = false;
+  auto publish = [&] {  // (on every rank: the writers there write where rank 0 publishes)
+    if (published || result_at.empty()) return;
+    published = true;
+    if (run_dir) run_dir->publish();
+    for (auto& w : writers) w->set_dir(result_at);
   };
+  // A distributed run gathers its fields to rank 0 for the writers there that take the whole grid.
+  const bool gather_fields =
+      domain->distributed() &&
+      (opt.capture || (opt.files && std::any_of(writers_wanted.begin(), writers_wanted.end(), [](const WriterInfo* w) {
+                         return w->fields == WriterInfo::Fields::gathered;
+                       })));
   double output_s = 0;
   auto write_fields = [&](long step, double t) {
     const auto t0 = clock_type::now();
-    auto fields = module->fields();
-    for (auto& w : writers) w->write(int(step), t, fields);
+    const auto local = module->fields();
+    auto fields = local;
+    Gathered whole;
+    if (gather_fields)
+      for (FieldRef& f : fields) f.data = whole.add(*domain, f.precision, f.data, f.components);
+    for (std::size_t i = 0; i < writers.size(); ++i) writers[i]->write(int(step), t, local_fields[i] ? local : fields);
     publish();
     output_s += since(t0);
   };
   auto diagnostics_row = [&](long step, double t, double step_wall) {
     auto diags = module->diagnostics(t);
-    check_finite(diags, *module, grid, step, t);
+    check_finite(diags, *module, held, step, t);
     if (writers.empty()) return;
     const auto t0 = clock_type::now();
     diags.insert(diags.begin(), Diagnostic{"step_wall_s", step_wall});
@@ -462,13 +575,27 @@ int run_simulation(const RunOptions& opt) {
     output_s += since(t0);
   };
   auto last_checkpoint = clock_type::now();
+  const bool shared_checkpoints = hdf5_collective(domain.get());  // every rank writes its part of each
   auto write_checkpoint_now = [&](long step, double t) {
     const auto t0 = clock_type::now();
     const std::string file = fmt::format("{}_checkpoint_{:06d}.h5", name, step);
-    write_checkpoint(run_dir->path() / file,
+    std::vector<StateArray> state = module->state();
+    Gathered whole;
+    if (domain->distributed() && !shared_checkpoints)
+      for (StateArray& a : state) {
+        const int per_node = int(a.count / held.size());
+        a.data = const_cast<void*>(whole.add(*domain, a.precision, a.data, per_node));
+        a.count = per_node * grid.size();
+      }
+    last_checkpoint = clock_type::now();
+    std::filesystem::path at = run_dir ? run_dir->path() : std::filesystem::path();  // (rank 0's)
+    if (shared_checkpoints) at = domain->broadcast(at.string());
+    else if (!root_rank) return out_dir / file;
+    write_checkpoint(at / file,
                      {module_name, std::string(to_string(ctx.precision)), TRIDSIM_VERSION, TRIDSIM_GIT_REVISION,
                       deck.resolved_text(), step, t, grid},
-                     module->state());
+                     state, shared_checkpoints ? domain.get() : nullptr);
+    if (!root_rank) return out_dir / file;
     checkpoints.push_back(file);
     for (std::error_code ec; long(checkpoints.size()) > (checkpoint ? checkpoint->keep : 1); checkpoints.pop_front())
       std::filesystem::remove(run_dir->path() / checkpoints.front(), ec);
@@ -485,6 +612,8 @@ int run_simulation(const RunOptions& opt) {
   double step_s = 0;  // wall time of the steps
   long done = first;  // last step taken
   decltype(module->error_norms(t)) norms;
+  double comm_s = 0;             // the slowest rank's seconds in communication (halos, line solves)
+  std::size_t bytes_sent = 0;    // by all ranks
   auto points_per_second = [&] { return step_s > 0 ? double(grid.size()) * double(done - first) / step_s : 0.0; };
   auto summary = [&](const std::string& status) {
     const long run_steps = done - first;
@@ -506,6 +635,13 @@ int run_simulation(const RunOptions& opt) {
         {"seconds_per_step", run_steps > 0 ? step_s / double(run_steps) : 0.0},
         {"grid_points_per_second", points_per_second()},
     };
+    if (domain->distributed())
+      j["parallel"] = {{"ranks", domain->size()},
+                       {"process_grid", std::vector<int>(domain->layout().ranks.begin(), domain->layout().ranks.begin() + grid.dim)},
+                       {"communication_s", comm_s},
+                       {"bytes_sent", bytes_sent},
+                       {"hdf5", shared_checkpoints ? "collective" : "gathered"}};  // (parallel HDF5, or rank 0 alone)
+    if (domain->distributed() && ctx.backend == Backend::cuda) j["parallel"]["gpu_transport"] = gpu_transport();
     if (resumed)
       j["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
     if (!checkpoints.empty()) j["checkpoint"] = (out_dir / checkpoints.back()).string();
@@ -526,7 +662,7 @@ int run_simulation(const RunOptions& opt) {
       module->wait();
     }
     if (!bench && opt.catch_signals) signals.emplace();
-    Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady));
+    Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady) && root_rank);
     // Steps may be queued on a device: the clock runs from the first step after the last look at
     // the results to the end of the wait before the next look.
     long queued = 0;
@@ -541,17 +677,19 @@ int run_simulation(const RunOptions& opt) {
       const long step = offset + s;
       stop_signal = signals ? int(g_stop_signal) : 0;
       if (opt.on_step && opt.on_step(step, t, time.end)) stop_signal = SIGINT;
+      if (domain->distributed()) stop_signal = int(domain->max(stop_signal));  // every rank stops at the same step
       const bool write = !bench && ((every > 0 && step % every == 0) || line.ends_stretch(s));
       const bool diagnose = step % diag_every == 0 || s == steps || write;
-      const bool save = run_dir && checkpoint && ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
-                                       (checkpoint->wall > 0 && since(last_checkpoint) >= checkpoint->wall));
+      const bool save = keeps_files && checkpoint &&
+                        ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
+                         (checkpoint->wall > 0 && domain->any(since(last_checkpoint) >= checkpoint->wall)));
       if (diagnose || write || save || stop_signal) {
         module->wait();
         const double wall = since(window);
         step_s += wall;
         if (diagnose) diagnostics_row(step, t, wall / double(queued));
         if (write) write_fields(step, t);
-        if (save || (run_dir && stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
+        if (save || (keeps_files && stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
         queued = 0;
       }
       progress.update(s - first, t);
@@ -561,6 +699,8 @@ int run_simulation(const RunOptions& opt) {
     progress.finish();
     signals.reset();
     if (!stop_signal) norms = module->error_norms(t);
+    comm_s = domain->max(domain->comm_seconds());
+    bytes_sent = std::size_t(domain->sum(double(domain->bytes_sent())));
 
     // 5. Close the writers and write the summary.
     const auto t_close = clock_type::now();
@@ -581,6 +721,7 @@ int run_simulation(const RunOptions& opt) {
     throw;
   }
   const long run_steps = done - first;
+  if (!root_rank) return stop_signal ? 128 + stop_signal : 0;
   if (!opt.quiet && !stop_signal) {
     const double points_per_s = points_per_second();
     if (steady)

@@ -30,7 +30,8 @@ void Face::evaluate(const Grid& g, double t, T* out) const {
   }
 }
 
-void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& constants) {
+void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& constants,
+                    const std::array<std::array<bool, 2>, 3>& interfaces) {
   grid_ = grid;
   faces_.clear();
   const DeckNode bc = section.child("boundary");
@@ -52,6 +53,12 @@ void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& 
       f.np = grid.n[f.p];
       f.nq = grid.n[f.q];
       f.fixed = side ? grid.n[axis] - 1 : 0;
+      f.deck_kind = f.kind;
+      if (interfaces[axis][side]) {
+        f.interface = true;
+        f.kind = BoundaryKind::dirichlet;
+        f.value = Expression("0", constants);
+      }
       if (f.kind == BoundaryKind::dirichlet && f.value.uses_time()) dirichlet_moves_ = true;
       index_[axis][side] = int(faces_.size());
       faces_.push_back(std::move(f));
@@ -60,7 +67,7 @@ void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& 
 
 bool Boundary::on_dirichlet(const std::array<index_t, 3>& ijk) const {
   for (const auto& f : faces_)
-    if (f.kind == BoundaryKind::dirichlet && ijk[f.axis] == f.fixed) return true;
+    if (f.kind == BoundaryKind::dirichlet && !f.interface && ijk[f.axis] == f.fixed) return true;
   return false;
 }
 
@@ -68,7 +75,7 @@ template <class T>
 void Boundary::impose_dirichlet(double t, T* u) const {
   std::vector<T> values;
   for (const auto& f : faces_) {
-    if (f.kind != BoundaryKind::dirichlet) continue;
+    if (f.kind != BoundaryKind::dirichlet || f.interface) continue;
     values.resize(f.size());
     f.evaluate(grid_, t, values.data());
     for (index_t iq = 0; iq < f.nq; ++iq)

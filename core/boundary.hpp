@@ -19,6 +19,11 @@ const char* face_name(int axis, int side);
 struct Face {
   int axis = 0, side = 0;  // side 0: lo, 1: hi
   BoundaryKind kind = BoundaryKind::dirichlet;
+  // Under MPI, a side of a rank's local box where a neighbour rank continues the grid: its nodes are
+  // halos, fixed like Dirichlet nodes during a step (kind dirichlet, value 0, never imposed), and
+  // `deck_kind` is the condition the deck gives the whole grid's face there.
+  bool interface = false;
+  BoundaryKind deck_kind = BoundaryKind::dirichlet;
   Expression value;
   int p = 1, q = 2;        // the face's own axes
   index_t np = 1, nq = 1;  // its size
@@ -41,14 +46,18 @@ struct Face {
 
 class Boundary {
  public:
-  // Reads `boundary:` ({x-: {type, value}, ..., all: {...}}) for the active axes of `grid`.
-  void read(const DeckNode& section, const Grid& grid, const Constants& constants);
+  // Reads `boundary:` ({x-: {type, value}, ..., all: {...}}) for the active axes of `grid`; the
+  // sides marked in `interfaces` (a rank's local box under MPI) become interface faces.
+  void read(const DeckNode& section, const Grid& grid, const Constants& constants,
+            const std::array<std::array<bool, 2>, 3>& interfaces = {});
 
   const Grid& grid() const { return grid_; }
   const std::vector<Face>& faces() const { return faces_; }
   const Face& face(int axis, int side) const { return faces_[index_[axis][side]]; }
   BoundaryKind kind(int axis, int side) const { return face(axis, side).kind; }
   bool dirichlet(int axis, int side) const { return kind(axis, side) == BoundaryKind::dirichlet; }
+  // The deck's condition on the whole grid's face of (axis, side), also where this box has an interface.
+  BoundaryKind deck_kind(int axis, int side) const { return face(axis, side).deck_kind; }
   // True when some Dirichlet value depends on time (so boundary nodes change every step).
   bool dirichlet_moves() const { return dirichlet_moves_; }
   // Is grid node (i,j,k) on a Dirichlet face?

@@ -32,6 +32,14 @@ std::string cuda_device_name() {
 #endif
 }
 
+void use_cuda_device_of(int host_rank) {
+#if TRIDSIM_HAVE_CUDA
+  if (const int count = cuda_device_count(); count > 0) cudaSetDevice(host_rank % count);
+#else
+  (void)host_rank;
+#endif
+}
+
 std::size_t cuda_free_bytes() {
 #if TRIDSIM_HAVE_CUDA
   std::size_t free_b = 0, total_b = 0;

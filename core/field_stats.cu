@@ -15,11 +15,12 @@ template <class T>
 __global__ void field_stats_kernel(StatsSpec s, const T* u, FieldStats* partial) {
   __shared__ alignas(FieldStats) unsigned char buffer[sizeof(FieldStats) * kThreads];  // no constructors
   FieldStats* sh = reinterpret_cast<FieldStats*>(buffer);
-  const index_t N = s.n[0] * s.n[1] * s.n[2];
+  const index_t N = s.count[0] * s.count[1] * s.count[2];  // (the box of spec's nodes)
   FieldStats mine;
-  for (index_t o = index_t(blockIdx.x) * blockDim.x + threadIdx.x; o < N; o += index_t(gridDim.x) * blockDim.x) {
-    const index_t i = o % s.n[0], j = (o / s.n[0]) % s.n[1], k = o / (s.n[0] * s.n[1]);
-    mine.add(s, double(u[o]), s.axis_weight(0, i) * s.axis_weight(1, j) * s.axis_weight(2, k));
+  for (index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x; e < N; e += index_t(gridDim.x) * blockDim.x) {
+    const index_t i = s.first[0] + e % s.count[0], j = s.first[1] + (e / s.count[0]) % s.count[1],
+                  k = s.first[2] + e / (s.count[0] * s.count[1]);
+    mine.add(s, double(u[i + s.n[0] * (j + s.n[1] * k)]), s.axis_weight(0, i) * s.axis_weight(1, j) * s.axis_weight(2, k));
   }
   const int t = threadIdx.x;
   sh[t] = mine;
@@ -35,7 +36,7 @@ __global__ void field_stats_kernel(StatsSpec s, const T* u, FieldStats* partial)
 
 template <class T>
 FieldStats field_stats_cuda(const StatsSpec& s, const T* u) {
-  const index_t N = s.n[0] * s.n[1] * s.n[2];
+  const index_t N = s.count[0] * s.count[1] * s.count[2];
   const unsigned blocks = unsigned(std::min<index_t>((N + kThreads - 1) / kThreads, 1024));
   // Stream-ordered scratch (the pool keeps it): no synchronizing allocation per diagnostics row.
   FieldStats* partial = nullptr;

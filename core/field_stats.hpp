@@ -8,6 +8,8 @@
 #include <limits>
 #include <string>
 
+#include "core/decomposition.hpp"
+#include "core/domain.hpp"
 #include "core/grid.hpp"
 #include "core/host_device.hpp"
 #include "core/types.hpp"
@@ -29,14 +31,23 @@ struct StatsSpec {
   bool trapezoid = false;  // weights: 1 per node, or the trapezoidal rule's (an integral)
   double threshold[2] = {HUGE_VAL, HUGE_VAL};  // level sets; HUGE_VAL: none
 
+  // The nodes counted, by array index along each axis: first[a] .. first[a] + count[a] - 1 (all
+  // by default; a rank's owned nodes under MPI, see owned()), and the whole grid's index of array
+  // node 0 and its node count along each axis (the trapezoidal weights' ends).
+  index_t first[3] = {0, 0, 0}, count[3] = {1, 1, 1}, origin[3] = {0, 0, 0}, whole[3] = {1, 1, 1};
+
   static StatsSpec plain(const Grid& g);
   // Thresholds are compared with the field's own values: give them rounded to its precision.
   static StatsSpec integral(const Grid& g, double threshold0, double threshold1);
 
-  // Weight of position p along axis a.
+  // Only this rank's owned nodes of an array over its local box (core/decomposition.hpp).
+  StatsSpec owned(const Decomposition& d) const;
+
+  // Weight of array position p along axis a.
   TRIDSIM_HOST_DEVICE double axis_weight(int a, index_t p) const {
     if (!trapezoid || a >= dim) return 1.0;
-    return h[a] * (p == 0 || p == n[a] - 1 ? 0.5 : 1.0);
+    p += origin[a];
+    return h[a] * (p == 0 || p == whole[a] - 1 ? 0.5 : 1.0);
   }
 };
 
@@ -75,5 +86,18 @@ FieldStats field_stats_cuda(const StatsSpec& s, const T* u);
 // any non-finite error makes both norms NaN.
 template <class T>
 ErrorNorms error_norms_of(const std::string& field, const T* u, const double* exact, index_t n);
+// The same over the nodes of `spec` (a rank's owned nodes), combined over the ranks of `domain`.
+template <class T>
+ErrorNorms error_norms_of(const std::string& field, const T* u, const double* exact, const StatsSpec& spec,
+                          const Domain& domain);
+// Statistics of every rank's nodes combined (min, max, sums) on every rank.
+FieldStats combine(const Domain& domain, FieldStats s);
+// `stats` (host or device statistics for a spec) over this rank's owned nodes of `spec`, combined
+// over the ranks of `domain`; with no domain (one process), over all of `spec`.
+template <class Stats>
+FieldStats owned_stats(const StatsSpec& spec, const Domain* domain, const Stats& stats) {
+  if (!domain || !domain->distributed()) return stats(spec);
+  return combine(*domain, stats(spec.owned(domain->layout())));
+}
 
 }  // namespace tridsim

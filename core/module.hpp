@@ -10,6 +10,7 @@
 
 #include "core/backend.hpp"
 #include "core/deck.hpp"
+#include "core/domain.hpp"
 #include "core/expression.hpp"
 #include "core/field_stats.hpp"
 #include "core/grid.hpp"
@@ -23,6 +24,9 @@ struct SetupContext {
   Precision precision = Precision::float64;
   Backend backend = Backend::cpu;  // cpu or cuda (auto is resolved by the driver)
   Constants constants;  // the deck's named constants, for expressions
+  // The grid's split over the run's ranks (core/domain.hpp); null: the whole grid on this process.
+  // A module whose distributes() is true works on domain->local() and owns domain's owned nodes.
+  const Domain* domain = nullptr;
 };
 
 // The diagnostics of a field's statistics over n nodes: NAME_min, NAME_max, NAME_mean.
@@ -59,6 +63,10 @@ class Module {
   // A steady (time-independent) problem: the deck has no `time` section, the driver calls
   // step(t0, 0) once to solve it and writes the fields and diagnostics of the solution only.
   virtual bool steady() const { return false; }
+  // Runs with the grid split over several ranks (mpirun -np P): setup() then builds its arrays over
+  // context.domain->local(), fields() and state() return them (the driver gathers the owned nodes),
+  // and diagnostics() and error_norms() are combined over the ranks by the module.
+  virtual bool distributes() const { return false; }
   // About how many grid-sized arrays of the run's precision the module holds at once (fields,
   // coefficients, solver work space, host copies for output): the driver checks this much
   // memory is available, on the host and on a device backend's GPU, before setup() allocates.

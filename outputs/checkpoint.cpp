@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/domain.hpp"
 #include "core/errors.hpp"
 #include "outputs/files.hpp"
 #include "core/hdf5_support.hpp"
+#include "outputs/hdf5_xdmf_writer.hpp"
 
 namespace tridsim {
 namespace {
@@ -15,11 +17,11 @@ constexpr const char* kFormat = "tridsim checkpoint 1";
 
 class File {
  public:
-  File(const std::filesystem::path& path, bool create) : path_(path) {
+  // To read, or to create (`domain`: the ranks that write it together, hdf5_collective; else null).
+  File(const std::filesystem::path& path, bool create, const Domain* domain = nullptr) : path_(path), domain_(domain) {
     H5Eclear2(H5E_DEFAULT);
-    const hid_t id = create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
-                            : H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    file_ = Handle(check(id, create ? "create it" : "open it"), H5Fclose);
+    file_ = create ? hdf5_create_file(path, context(), domain, false)
+                   : Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open it"), H5Fclose);
   }
   std::string context() const { return "checkpoint '" + path_.string() + "'"; }
   template <class Id>
@@ -30,13 +32,18 @@ class File {
   void close() { check(file_.close(), "close it"); }
 
   void put(hid_t loc, const std::string& name, hid_t type, std::size_t count, const void* data) {
-    hdf5_put(context(), loc, name, false, type, type, {hsize_t(count)}, data);
+    hdf5_put_shared(context(), loc, name, false, type, type, {hsize_t(count)}, data, domain_);
+  }
+  // A state array over the whole grid, from this rank's local array (`per_node` values per node).
+  void put_owned(hid_t loc, const std::string& name, hid_t type, int per_node, const void* local) {
+    hdf5_put_owned(context(), loc, name, type, type, {hsize_t(per_node) * hsize_t(domain_->global().size())}, *domain_,
+                   per_node, local);
   }
   void put_text(const std::string& name, const std::string& text) {
     put(id(), name, H5T_NATIVE_CHAR, text.size(), text.data());
   }
   void put_attribute(const std::string& name, hid_t type, const void* data, hsize_t count) {
-    hdf5_put(context(), id(), name, true, type, type, {count}, data);
+    hdf5_put_shared(context(), id(), name, true, type, type, {count}, data, domain_);
   }
 
   // A dataset's element count (-1: absent).
@@ -65,6 +72,7 @@ class File {
 
  private:
   std::filesystem::path path_;
+  const Domain* domain_;
   Handle file_;
 };
 
@@ -72,11 +80,14 @@ hid_t memory_type(Precision p) { return p == Precision::float32 ? H5T_NATIVE_FLO
 
 }  // namespace
 
-void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& info, std::span<const StateArray> state) {
+void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& info, std::span<const StateArray> state,
+                      const Domain* domain) {
   const QuietHdf5 quiet;
   const std::filesystem::path tmp = temporary_path(path);
+  const Domain* shared = hdf5_collective(domain) ? domain : nullptr;
+  const bool root = !shared || shared->rank() == 0;
   try {
-    File f(tmp, true);
+    File f(tmp, true, shared);
     f.put_text("format", kFormat);
     for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"module", info.module},
                                     {"precision", info.precision},
@@ -94,15 +105,21 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& i
     f.put_attribute("lo", H5T_NATIVE_DOUBLE, info.grid.lo.data(), 3);
     f.put_attribute("hi", H5T_NATIVE_DOUBLE, info.grid.hi.data(), 3);
     Handle group(f.check(H5Gcreate2(f.id(), "state", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "create /state"), H5Gclose);
-    for (const StateArray& a : state) f.put(group.get(), a.name, memory_type(a.precision), std::size_t(a.count), a.data);
+    for (const StateArray& a : state) {
+      if (shared)
+        f.put_owned(group.get(), a.name, memory_type(a.precision), int(a.count / shared->local().size()), a.data);
+      else
+        f.put(group.get(), a.name, memory_type(a.precision), std::size_t(a.count), a.data);
+    }
     group.close();
     f.close();
   } catch (...) {
     std::error_code ec;
-    std::filesystem::remove(tmp, ec);
+    if (root) std::filesystem::remove(tmp, ec);
     throw;
   }
-  rename_file(tmp, path);
+  if (shared) shared->barrier();  // every rank's part is in the file before it gets its name
+  if (root) rename_file(tmp, path);
 }
 
 CheckpointInfo read_checkpoint_info(const std::filesystem::path& path) {

@@ -15,6 +15,8 @@
 
 namespace tridsim {
 
+class Domain;
+
 struct CheckpointInfo {
   std::string module, precision, version, revision, deck;
   long step = 0;
@@ -22,7 +24,11 @@ struct CheckpointInfo {
   Grid grid;
 };
 
-void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& info, std::span<const StateArray> state);
+// With a `domain` whose ranks write HDF5 files together (outputs/hdf5_xdmf_writer.hpp
+// hdf5_collective), every rank calls it with the same path and its local arrays (domain.local()
+// nodes), and the file is the one a single process writes; otherwise `state` is the whole grid's.
+void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& info, std::span<const StateArray> state,
+                      const Domain* domain = nullptr);
 CheckpointInfo read_checkpoint_info(const std::filesystem::path& path);
 // Fills `state` from the file: every array must be there with the same count and precision.
 void read_checkpoint_state(const std::filesystem::path& path, std::span<const StateArray> state);

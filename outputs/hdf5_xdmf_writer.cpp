@@ -15,28 +15,137 @@
 // groups that are complete on disk; a write cut short leaves data past the flushed end of the
 // file, which readers ignore. The file is created without HDF5's file lock, so ParaView or h5py
 // can open the results while the run goes on.
+//
+// A distributed run with parallel HDF5 makes this writer on every rank (outputs/hdf5_xdmf_writer.hpp):
+// each call is then every rank's, with its local arrays, and rank 0 alone writes the .xmf.
+#include "outputs/hdf5_xdmf_writer.hpp"
+
 #include <hdf5.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <utility>
 #include <vector>
 
+#include "core/domain.hpp"
 #include "core/errors.hpp"
 #include "outputs/files.hpp"
 #include "core/hdf5_support.hpp"
 #include "outputs/writer.hpp"
 #include "outputs/writer_support.hpp"
+#include "tridsim_build_info.hpp"
+
+#if TRIDSIM_HAVE_PARALLEL_HDF5 && !defined(H5_HAVE_PARALLEL)
+#error "built for parallel HDF5 (TRIDSIM_HAVE_PARALLEL_HDF5), but this hdf5.h is a serial HDF5's"
+#endif
 
 namespace tridsim {
+
+bool hdf5_collective(const Domain* domain) {
+#if TRIDSIM_HAVE_PARALLEL_HDF5
+  return domain && domain->distributed();
+#else
+  (void)domain;
+  return false;
+#endif
+}
+
+namespace {
+// Closes a file that every rank has open, but not on a rank leaving it through an exception.
+herr_t close_shared_file(hid_t file) { return std::uncaught_exceptions() > 0 ? 0 : H5Fclose(file); }
+}  // namespace
+
+Handle hdf5_create_file(const std::filesystem::path& path, const std::string& context, const Domain* domain,
+                        bool unlocked) {
+  const bool shared = hdf5_collective(domain);
+  Handle fapl(hdf5_check(H5Pcreate(H5P_FILE_ACCESS), context, "create it"), H5Pclose);
+#if TRIDSIM_HAVE_PARALLEL_HDF5
+  if (shared) hdf5_check(H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL), context, "create it");
+#endif
+#if H5_VERSION_GE(1, 10, 7)
+  if (unlocked) hdf5_check(H5Pset_file_locking(fapl.get(), false, true), context, "create it");
+#endif
+  return Handle(hdf5_check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), context, "create it"),
+                shared ? close_shared_file : H5Fclose);
+}
+
+void hdf5_put_shared(const std::string& context, hid_t loc, const std::string& name, bool attribute, hid_t file_type,
+                     hid_t mem_type, const std::vector<hsize_t>& dims, const void* data, const Domain* domain) {
+  // (An attribute is written once by HDF5 from the value every rank gives.)
+  if (attribute || !hdf5_collective(domain)) return hdf5_put(context, loc, name, attribute, file_type, mem_type, dims, data);
+  const std::string what = "write dataset " + name;
+  Handle space(hdf5_check(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr),
+                          context, what),
+               H5Sclose);
+  Handle set(hdf5_check(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        context, what),
+             H5Dclose);
+  if (domain->rank() == 0 && H5Sget_simple_extent_npoints(space.get()) > 0)  // (independent: rank 0 alone)
+    hdf5_check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), context, what);
+  hdf5_check(set.close(), context, what);
+}
+
+void hdf5_put_owned(const std::string& context, hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
+                    const std::vector<hsize_t>& dims, const Domain& domain, int components, const void* local) {
+  const std::string what = "write dataset " + name;
+  const Decomposition& d = domain.layout();
+  const auto& s = d.axes;
+  const hsize_t c = hsize_t(components);
+  hsize_t values = 1;
+  for (auto n : dims) values *= n;
+  if (!hdf5_collective(&domain) || values != c * hsize_t(d.global.size()))
+    throw Error(context + ": cannot " + what + ": not a distributed field of parallel HDF5 (internal error)");
+#if TRIDSIM_HAVE_PARALLEL_HDF5
+  // The local array as (z, y, x * components), and its owned box.
+  const hsize_t local_dims[3] = {hsize_t(s[2].local_n()), hsize_t(s[1].local_n()), c * s[0].local_n()};
+  const hsize_t local_start[3] = {hsize_t(s[2].halo_lo), hsize_t(s[1].halo_lo), c * s[0].halo_lo};
+  const hsize_t box[3] = {hsize_t(s[2].owned), hsize_t(s[1].owned), c * s[0].owned};
+  Handle memory(hdf5_check(H5Screate_simple(3, local_dims, nullptr), context, what), H5Sclose);
+  hdf5_check(H5Sselect_hyperslab(memory.get(), H5S_SELECT_SET, local_start, nullptr, box, nullptr), context, what);
+  // The same nodes in the dataset: one box where it is shaped like the grid, else (one axis of all
+  // the values) a run of owned x values per owned row.
+  Handle file(hdf5_check(H5Screate_simple(int(dims.size()), dims.data(), nullptr), context, what), H5Sclose);
+  if (dims.size() > 1) {
+    std::vector<hsize_t> start, count;
+    for (int a = d.global.dim - 1; a >= 0; --a) {
+      start.push_back(hsize_t(s[a].first));
+      count.push_back(hsize_t(s[a].owned));
+    }
+    if (int(dims.size()) > d.global.dim) {
+      start.push_back(0);
+      count.push_back(c);
+    }
+    hdf5_check(H5Sselect_hyperslab(file.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), context, what);
+  } else {
+    for (index_t k = 0; k < s[2].owned; ++k) {
+      const hsize_t start = c * hsize_t(d.global.index(s[0].first, s[1].first, s[2].first + k));
+      const hsize_t stride = c * hsize_t(s[0].global_n), rows = hsize_t(s[1].owned), run = c * hsize_t(s[0].owned);
+      hdf5_check(H5Sselect_hyperslab(file.get(), k ? H5S_SELECT_OR : H5S_SELECT_SET, &start, &stride, &rows, &run),
+                 context, what);
+    }
+  }
+  Handle set(hdf5_check(H5Dcreate2(loc, name.c_str(), file_type, file.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        context, what),
+             H5Dclose);
+  Handle transfer(hdf5_check(H5Pcreate(H5P_DATASET_XFER), context, what), H5Pclose);
+  hdf5_check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), context, what);
+  hdf5_check(H5Dwrite(set.get(), mem_type, memory.get(), file.get(), transfer.get(), local), context, what);
+  hdf5_check(set.close(), context, what);
+#else
+  (void)loc, (void)file_type, (void)mem_type, (void)local, (void)s;
+#endif
+}
+
 namespace {
 
 using namespace output_detail;
 
 class Hdf5XdmfWriter final : public Writer {
  public:
+  // `domain`: the run's ranks, when they write the file together (hdf5_collective), else null.
   Hdf5XdmfWriter(const std::filesystem::path& dir, const std::string& name, const Grid& grid,
-                 const RunAttributes& attributes);
+                 const RunAttributes& attributes, const Domain* domain);
   ~Hdf5XdmfWriter() override;
   void write(int step, double time, std::span<const FieldRef> fields) override;
   void resume(const std::filesystem::path& previous, long first_step) override;
@@ -58,7 +167,7 @@ class Hdf5XdmfWriter final : public Writer {
   template <class Id> Id check(Id result, const std::string& what) const { return hdf5_check(result, context(), what); }
   void put(hid_t loc, const std::string& name, bool attribute, hid_t file_type, hid_t mem_type,
            const std::vector<hsize_t>& dims, const void* data) {
-    hdf5_put(context(), loc, name, attribute, file_type, mem_type, dims, data);
+    hdf5_put_shared(context(), loc, name, attribute, file_type, mem_type, dims, data, domain_);
   }
   void write_grid();
   bool same_grid(hid_t file) const;  // whether a file's /grid is this writer's grid
@@ -68,29 +177,20 @@ class Hdf5XdmfWriter final : public Writer {
   std::vector<hsize_t> shape(int components = 1) const;  // dataset shape, slowest axis first
 
   Grid grid_;
+  const Domain* domain_;  // (null: this process writes the file alone)
   std::string name_, h5_name_;
   Handle file_;
   std::vector<Output> outputs_;
   bool closed_ = false, failed_ = false;
 };
 
-Handle create_file(const std::filesystem::path& path, const std::string& context) {
-  Handle fapl(hdf5_check(H5Pcreate(H5P_FILE_ACCESS), context, "create it"), H5Pclose);
-#if H5_VERSION_GE(1, 10, 7)
-  hdf5_check(H5Pset_file_locking(fapl.get(), false, true), context, "create it");
-#endif
-  return Handle(hdf5_check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), context,
-                           "create '" + path.string() + "'"),
-                H5Fclose);
-}
-
 Hdf5XdmfWriter::Hdf5XdmfWriter(const std::filesystem::path& dir, const std::string& name, const Grid& grid,
-                               const RunAttributes& attributes)
-    : grid_(grid), name_(name), h5_name_(name + ".h5") {
+                               const RunAttributes& attributes, const Domain* domain)
+    : grid_(grid), domain_(hdf5_collective(domain) ? domain : nullptr), name_(name), h5_name_(name + ".h5") {
   set_dir(dir);
   prepare_output(dir, name, grid, context());
   QuietHdf5 quiet;
-  file_ = create_file(dir / h5_name_, context());
+  file_ = hdf5_create_file(dir / h5_name_, context(), domain_, true);
   for (const auto& [key, value] : attributes) {
     Handle type(check(H5Tcopy(H5T_C_S1), "write attribute " + key), H5Tclose);
     check(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), "write attribute " + key);
@@ -152,7 +252,7 @@ void Hdf5XdmfWriter::write_series() {
 void Hdf5XdmfWriter::commit() {
   write_series();
   check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flush");
-  write_file_atomically(dir() / (name_ + ".xmf"), xdmf_text());
+  if (!domain_ || domain_->rank() == 0) write_file_atomically(dir() / (name_ + ".xmf"), xdmf_text());
 }
 
 void Hdf5XdmfWriter::write(int step, double time, std::span<const FieldRef> fields) {
@@ -169,8 +269,11 @@ void Hdf5XdmfWriter::write(int step, double time, std::span<const FieldRef> fiel
     Output out{step, time, {}};
     for (const auto& f : fields) {
       const bool single = f.precision == Precision::float32;
-      put(group.get(), f.name, false, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE,
-          single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, shape(f.components), f.data);
+      const hid_t file_type = single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, mem_type = single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+      if (domain_)  // f.data: this rank's local array
+        hdf5_put_owned(context(), group.get(), f.name, file_type, mem_type, shape(f.components), *domain_, f.components, f.data);
+      else
+        put(group.get(), f.name, false, file_type, mem_type, shape(f.components), f.data);
       out.fields.push_back({f.name, f.precision, f.components});
     }
     check(group.close(), "write group /" + group_name);
@@ -179,7 +282,8 @@ void Hdf5XdmfWriter::write(int step, double time, std::span<const FieldRef> fiel
   } catch (...) {
     failed_ = true;  // the outputs before this one stay valid; no more are added
     if (!outputs_.empty() && outputs_.back().step == step) outputs_.pop_back();
-    H5Ldelete(file_.get(), group_name.c_str(), H5P_DEFAULT);
+    // (With every rank, not: an error ends the run, and the removal would wait for every rank.)
+    if (!domain_) H5Ldelete(file_.get(), group_name.c_str(), H5P_DEFAULT);
     H5Eclear2(H5E_DEFAULT);
     throw;
   }
@@ -312,8 +416,8 @@ std::string Hdf5XdmfWriter::xdmf_text() const {
 }  // namespace
 
 std::unique_ptr<Writer> make_hdf5_xdmf_writer(const std::filesystem::path& dir, const std::string& name,
-                                              const Grid& grid, const RunAttributes& attributes) {
-  return std::make_unique<Hdf5XdmfWriter>(dir, name, grid, attributes);
+                                              const Grid& grid, const RunAttributes& attributes, const Domain* domain) {
+  return std::make_unique<Hdf5XdmfWriter>(dir, name, grid, attributes, domain);
 }
 
 }  // namespace tridsim

@@ -20,7 +20,10 @@
 
 namespace tridsim {
 
-// One field to write: grid.size() values, x-fastest, on the host; or, for a vector field,
+class Domain;
+
+// One field to write: grid.size() values, x-fastest, on the host (for a writer that writes from
+// every rank, WriterInfo::Fields::collective: the rank's domain.local() nodes); or, for a vector field,
 // grid.size() tuples of `components` values, the component fastest (component c of node p at
 // data[c + components * p]). Writers take scalars (1) and vectors of 3 components (x, y, z; a 2D
 // vector gives z = 0): ParaView's Glyph and Warp By Vector need 3.
@@ -60,12 +63,14 @@ class Writer {
 using RunAttributes = std::vector<std::pair<std::string, std::string>>;
 
 // What a registered writer is made from: the output folder, the run's name (the base of the
-// file names), the grid and the run's facts.
+// file names), the grid and the run's facts; and, for a writer made on every rank of a distributed
+// run (WriterInfo::Fields::collective), the run's ranks.
 struct WriterSetup {
   std::filesystem::path dir;
   std::string name;
   Grid grid;
   RunAttributes attributes = {};
+  const Domain* domain = nullptr;
 };
 using WriterFactory = std::function<std::unique_ptr<Writer>(const WriterSetup&)>;
 
@@ -75,6 +80,12 @@ struct WriterInfo {
   std::string description;           // one line, for `tridsim info`
   WriterFactory create;
   std::string unavailable = {};      // why this build cannot write it ("" if it can): skipped with a warning
+  // How a run on several ranks gives it the fields. gathered: it is made on rank 0 alone, and gets
+  // the whole grid's arrays gathered there. collective: it is made on every rank (with
+  // WriterSetup::domain), each call is every rank's, and each rank gives its own local arrays
+  // (parallel HDF5). none: it is made on rank 0 alone and takes no fields (diagnostics only).
+  enum class Fields { gathered, collective, none };
+  Fields fields = Fields::gathered;
 };
 
 // Register a writer; a name (or alias) registered twice throws Error. Returns true so it can
@@ -89,9 +100,11 @@ std::vector<std::string> writer_names();
 
 // HDF5 file `<dir>/<name>.h5` (one group per output time holding one dataset per field,
 // plus the time values; `attributes` on the root group) and `<dir>/<name>.xmf`, an XDMF
-// temporal collection ParaView opens.
+// temporal collection ParaView opens. With a distributed `domain` and parallel HDF5, every rank
+// makes it and writes its owned nodes into the one file (outputs/hdf5_xdmf_writer.hpp).
 std::unique_ptr<Writer> make_hdf5_xdmf_writer(const std::filesystem::path& dir, const std::string& name,
-                                              const Grid& grid, const RunAttributes& attributes = {});
+                                              const Grid& grid, const RunAttributes& attributes = {},
+                                              const Domain* domain = nullptr);
 
 // `<dir>/<name>_<step>.vti` files and the `<dir>/<name>.pvd` collection. Only when built with VTK.
 bool vtk_available();

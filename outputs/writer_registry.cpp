@@ -4,6 +4,7 @@
 #include "core/errors.hpp"
 #include "core/names.hpp"
 #include "outputs/writer.hpp"
+#include "tridsim_build_info.hpp"
 
 namespace tridsim {
 
@@ -12,12 +13,13 @@ namespace {
 std::vector<WriterInfo> builtin_writers() {
   return {
       {"hdf5", {"xdmf"}, "NAME.h5 (a group per output time) + NAME.xmf for ParaView",
-       [](const WriterSetup& s) { return make_hdf5_xdmf_writer(s.dir, s.name, s.grid, s.attributes); }},
+       [](const WriterSetup& s) { return make_hdf5_xdmf_writer(s.dir, s.name, s.grid, s.attributes, s.domain); }, "",
+       TRIDSIM_HAVE_PARALLEL_HDF5 ? WriterInfo::Fields::collective : WriterInfo::Fields::gathered},
       {"vtk", {}, "NAME_NNNNNN.vti per output time + NAME.pvd for ParaView",
        [](const WriterSetup& s) { return make_vtk_writer(s.dir, s.name, s.grid); },
        vtk_available() ? "" : "this build has no VTK support, so no .vti/.pvd files (rebuild with -DTRIDSIM_VTK=ON)"},
       {"csv", {}, "NAME_diagnostics.csv: step, time, step_wall_s and the module's diagnostics",
-       [](const WriterSetup& s) { return make_diagnostics_csv_writer(s.dir, s.name); }},
+       [](const WriterSetup& s) { return make_diagnostics_csv_writer(s.dir, s.name); }, "", WriterInfo::Fields::none},
   };
 }
 

@@ -26,7 +26,7 @@ fi
 # -O1 without NDEBUG: assertions stay on, and a finding is a bug.
 cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DTRIDSIM_FUZZ=ON \
-  -DTRIDSIM_TESTS=OFF -DTRIDSIM_BENCH=OFF -DTRIDSIM_CUDA=OFF -DTRIDSIM_VTK=OFF -DTRIDSIM_NATIVE=OFF > /dev/null
+  -DTRIDSIM_TESTS=OFF -DTRIDSIM_BENCH=OFF -DTRIDSIM_CUDA=OFF -DTRIDSIM_VTK=OFF -DTRIDSIM_NATIVE=OFF -DTRIDSIM_MPI=OFF > /dev/null
 cmake --build "$build" -j"$jobs" --target fuzz_deck
 
 # Seeds: the example and test decks as they are, and each with its comments removed and its grid

@@ -11,6 +11,7 @@ $SUDO apt-get install -y -q --no-install-recommends \
   build-essential cmake ninja-build pkg-config \
   libyaml-cpp-dev libhdf5-dev libmuparser-dev libspdlog-dev libfmt-dev libcli11-dev \
   doctest-dev libbenchmark-dev liblapacke-dev libopenblas-openmp-dev libsuitesparse-dev libmumps-seq-dev nlohmann-json3-dev libvtk9-dev libfftw3-dev libnifti2-dev \
+  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev \
   python3 python3-dev pybind11-dev python3-h5py python3-numpy python3-scipy python3-matplotlib python3-pytest \
   doxygen
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"

@@ -8,6 +8,8 @@
 
 #include "core/errors.hpp"
 #include "core/boundary.hpp"
+#include "core/domain.hpp"
+#include "core/field_stats.hpp"
 #include "solvers/recurrence/divide_conquer.hpp"
 #include "solvers/recurrence/sequential.hpp"
 #include "tridsim_build_info.hpp"
@@ -33,6 +35,9 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   g_ = grid;
   t0_ = t0;
   if (grid.dim != 1) s.fail("", "the bvp module solves a two-point problem: grid.n must have one entry, e.g. [1048577]");
+  domain_ = ctx.domain && ctx.domain->distributed() ? ctx.domain : nullptr;
+  local_ = domain_ ? domain_->local() : grid;
+  if (domain_) held_ = {domain_->layout().axes[0].local_first(), local_.n[0]};
 
   // 1. Algorithm and arithmetic (u is stored in the deck's precision; the arithmetic must fit it).
   algorithm_ = s.get_enum("algorithm", rec::kAlgorithmNames, rec::Algorithm::automatic);
@@ -46,7 +51,9 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
                              (is_double ? "double" : "float") + " (double needs precision: double; float, mixed and " +
                              "compensated need precision: float)");
   if (algorithm_ == rec::Algorithm::automatic)  // below a few thousand unknowns threads cost more than they save
-    algorithm_ = grid.n[0] < 8192 ? rec::Algorithm::sequential : rec::Algorithm::divide_and_conquer;
+    algorithm_ = grid.n[0] < 8192 && !domain_ ? rec::Algorithm::sequential : rec::Algorithm::divide_and_conquer;
+  if (algorithm_ == rec::Algorithm::sequential && domain_)
+    s.fail("algorithm", "the sequential algorithm runs on one process: on several ranks use divide-and-conquer (or auto)");
   if (algorithm_ == rec::Algorithm::sequential &&
       (arithmetic_ == rec::Arithmetic::mixed || arithmetic_ == rec::Arithmetic::compensated))
     s.fail("arithmetic", std::string("the sequential algorithm runs in one precision (double or float), not ") +
@@ -85,17 +92,45 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
-    AlignedVector<double> e(N);
-    exact_->fill(grid, t0, e.data());
-    require_finite_values(s, "exact", grid, t0, e.data());
+    AlignedVector<double> e(local_.size());
+    exact_->fill(local_, t0, e.data());
+    require_finite_values(s, "exact", local_, t0, e.data());
   }
-  u_.assign(N, T(0));
-  f.fill(grid, t0, u_.data());
-  for (index_t i = 0; i < N; ++i)
+  u_.assign(local_.size(), T(0));
+  f.fill(local_, t0, u_.data());
+  for (index_t i = 0; i < local_.size(); ++i)
     if (!std::isfinite(double(u_[i]))) s.fail("source", "has a value that is not finite (NaN or Inf) at x = " +
-                                                             std::to_string(grid.coord(0, i)));
-  T* u = u_.data();
-  system_ = bvp::assemble<T>(N, grid.lo[0], grid.hi[0], ends[0], ends[1], [u](index_t i) { return double(u[i]); }, u);
+                                                             std::to_string(local_.coord(0, i)));
+  T* u = u_.data() - held_.first;  // (indexed by global node)
+  system_ = bvp::assemble<T>(N, grid.lo[0], grid.hi[0], ends[0], ends[1], [u](index_t i) { return double(u[i]); },
+                             u_.data(), held_);
+}
+
+// The unknowns this rank owns are one part of the whole line's; the parts' carries are gathered
+// over the ranks of the x axis (four numbers per rank). On the CPU or this rank's GPU.
+template <class T>
+void BvpModule<T>::solve_part() {
+  const AxisSplit& a = domain_->layout().axes[0];
+  const index_t begin = std::max(system_.first, a.first), end = std::min(system_.first + system_.m, a.first + a.owned);
+  LineComm& comm = domain_->line_comm(0);
+  rec::Part part{begin - system_.first, [&comm](const rec::PartSums& mine) {
+                   std::vector<rec::PartSums> every(std::size_t(comm.size()));
+                   comm.wait(comm.start_allgather(&mine, every.data(), sizeof(mine)));
+                   return every;
+                 }};
+  T* d = u_.data() + (begin - held_.first);
+  const index_t n = std::max<index_t>(0, end - begin);
+  if (gpu_) {
+#if TRIDSIM_HAVE_CUDA
+    using rec::cuda::Carries;
+    rec::cuda::GpuSolver<T> solver(arithmetic_, gpu_host_carries_ ? Carries::host : Carries::device);
+    solve_s_ = solver.solve_host(d, n, system_.ends, &part);
+#endif
+  } else if (column_length_ > 0) {
+    rec::solve_divide_conquer_part(d, n, system_.ends, arithmetic_, part, column_length_);
+  } else {
+    rec::solve_divide_conquer_part(d, n, system_.ends, arithmetic_, part);
+  }
 }
 
 template <class T>
@@ -103,7 +138,10 @@ void BvpModule<T>::step(double /*t*/, double /*dt*/) {
   if (solved_) return;  // steady: one solve
   T* d = u_.data() + system_.first;
   const auto t0 = std::chrono::steady_clock::now();
-  if (gpu_) {
+  if (domain_) {
+    solve_part();
+    if (!gpu_) solve_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else if (gpu_) {
 #if TRIDSIM_HAVE_CUDA
     using rec::cuda::Carries;
     rec::cuda::GpuSolver<T> solver(arithmetic_, gpu_host_carries_ ? Carries::host : Carries::device);
@@ -115,7 +153,7 @@ void BvpModule<T>::step(double /*t*/, double /*dt*/) {
     else rec::solve_divide_conquer(d, system_.m, system_.ends, arithmetic_);
     solve_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  bvp::finish(system_, g_.n[0], u_.data());  // the linear lift of two Dirichlet values
+  bvp::finish(system_, g_.n[0], u_.data(), held_);  // the linear lift of two Dirichlet values
   solved_ = true;
 }
 
@@ -125,12 +163,16 @@ template <class T>
 void BvpModule<T>::compute_errors() {
   if (errors_done_ || !exact_ || !solved_) return;
   const index_t N = g_.size();
-  AlignedVector<double> exact(N);
-  exact_->fill(g_, t0_, exact.data());
-  const ErrorNorms e = error_norms_of("u", u_.data(), exact.data(), N);
+  AlignedVector<double> exact(local_.size());
+  exact_->fill(local_, t0_, exact.data());
+  const StatsSpec owned = domain_ ? StatsSpec::plain(local_).owned(domain_->layout()) : StatsSpec::plain(local_);
+  const ErrorNorms e = domain_ ? error_norms_of("u", u_.data(), exact.data(), owned, *domain_)
+                               : error_norms_of("u", u_.data(), exact.data(), N);
   double ex2 = 0;
+  const index_t begin = owned.first[0], end = begin + owned.count[0];
 #pragma omp parallel for reduction(+ : ex2)
-  for (index_t i = 0; i < N; ++i) ex2 += exact[i] * exact[i];
+  for (index_t i = begin; i < end; ++i) ex2 += exact[i] * exact[i];
+  if (domain_) ex2 = domain_->sum(ex2);
   err_l2_ = e.l2;  // sqrt(sum e^2 / N)
   err_max_ = e.max;
   err_rel_ = e.l2 * std::sqrt(double(N) / (ex2 > 0 ? ex2 : 1.0));  // ||e|| / ||exact||, or ||e||
@@ -150,7 +192,7 @@ std::vector<FieldRef> BvpModule<T>::fields() {
   if (exact_ && solved_) {  // the error field only when a writer asks for fields
     if (err_.empty()) {
       err_.resize(u_.size());
-      exact_->fill(g_, t0_, err_.data());
+      exact_->fill(local_, t0_, err_.data());
 #pragma omp parallel for simd
       for (index_t i = 0; i < index_t(u_.size()); ++i) err_[i] = u_[i] - err_[i];
     }
@@ -161,7 +203,8 @@ std::vector<FieldRef> BvpModule<T>::fields() {
 
 template <class T>
 std::vector<Diagnostic> BvpModule<T>::diagnostics(double /*t*/) {
-  const FieldStats s = field_stats(StatsSpec::plain(g_), u_.data());
+  const FieldStats s =
+      owned_stats(StatsSpec::plain(local_), domain_, [&](const StatsSpec& spec) { return field_stats(spec, u_.data()); });
   auto d = min_max_mean("u", s, g_.size());
   d.push_back({"solve_s", solve_s_});
   if (auto rel = relative_error()) d.push_back({"relative_error", *rel});

@@ -7,6 +7,8 @@
 //   arithmetic: double | float | mixed (A2SD) | compensated | auto
 // u is stored in the deck's precision (double for arithmetic double, float for the others).
 // With `exact:` the run reports the error norms and the relative error (14) of the paper.
+// Under MPI the line is split over the ranks (divide-and-conquer, the carries crossing ranks:
+// rec::solve_divide_conquer_part); every array covers this rank's local nodes.
 #include <memory>
 #include <optional>
 
@@ -31,6 +33,7 @@ class BvpModule final : public Module {
   std::vector<Diagnostic> diagnostics(double t) override;
   std::optional<ErrorNorms> error_norms(double t) override;
   bool steady() const override { return true; }
+  bool distributes() const override { return true; }
   double arrays_per_point() const override { return 3; }  // u, f and the recurrence work space
 
   const AlignedVector<T>& solution() const { return u_; }
@@ -41,8 +44,11 @@ class BvpModule final : public Module {
 
  private:
   void compute_errors();
+  void solve_part();  // this rank's part of the split line
 
-  Grid g_;
+  Grid g_, local_;  // the whole grid; the nodes of u_ (the whole grid, or this rank's local box)
+  const Domain* domain_ = nullptr;  // the ranks the line is split over (null: one process)
+  bvp::Nodes held_;
   rec::Algorithm algorithm_ = rec::Algorithm::automatic;
   rec::Arithmetic arithmetic_ = rec::Arithmetic::automatic;
   index_t column_length_ = 0;  // 0: the solver's default

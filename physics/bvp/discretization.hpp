@@ -30,21 +30,31 @@ struct System {
   double lift_lo = 0, lift_hi = 0;
 };
 
-// After the solve: add the linear lift (two Dirichlet ends). u has N nodes.
+// The nodes a process holds: global nodes first .. first+n-1, at u[0 .. n-1] (all N by default;
+// a rank's local box when the grid is split over ranks).
+struct Nodes {
+  index_t first = 0, n = -1;  // -1: all
+  index_t end(index_t N) const { return n < 0 ? N : first + n; }
+};
+
+// After the solve: add the linear lift (two Dirichlet ends). The whole grid has N nodes.
 template <class T>
-void finish(const System& s, index_t N, T* u) {
+void finish(const System& s, index_t N, T* u, Nodes held = {}) {
   if (!s.lift) return;
+  const index_t begin = std::max<index_t>(1, held.first), end = std::min(N - 1, held.end(N));
 #pragma omp parallel for schedule(static)
-  for (index_t i = 1; i < N - 1; ++i) {
+  for (index_t i = begin; i < end; ++i) {
     const double w = double(i) / double(N - 1);
-    u[i] = T(double(u[i]) + (1 - w) * s.lift_lo + w * s.lift_hi);
+    u[i - held.first] = T(double(u[i - held.first]) + (1 - w) * s.lift_lo + w * s.lift_hi);
   }
 }
 
-// Fills u (N nodes) with the right-hand side at the unknowns and the Dirichlet values at the
-// known ends. f_at(i) gives f at node i in double (it may read u[i], which is written after).
+// Fills u with the right-hand side at the unknowns and the Dirichlet values at the known ends, of
+// the `held` nodes of a grid of N. f_at(i) gives f at global node i in double (it may read the node's
+// u, which is written after).
 template <class T, class F>
-System assemble(index_t N, double lo, double hi, EndCondition left, EndCondition right, F&& f_at, T* u) {
+System assemble(index_t N, double lo, double hi, EndCondition left, EndCondition right, F&& f_at, T* u,
+                Nodes held = {}) {
   if (!left.dirichlet && !right.dirichlet)
     throw std::invalid_argument("Neumann conditions at both ends leave u undetermined up to a constant");
   if (N < (left.dirichlet && right.dirichlet ? 3 : 2))
@@ -60,17 +70,18 @@ System assemble(index_t N, double lo, double hi, EndCondition left, EndCondition
   s.lift_lo = left.value;
   s.lift_hi = right.value;
   const double gl = s.lift ? 0.0 : left.value, gr = s.lift ? 0.0 : right.value;
+  const index_t begin = std::max(s.first, held.first), end = std::min(last + 1, held.end(N));
 #pragma omp parallel for schedule(static)
-  for (index_t i = s.first; i <= last; ++i) {
+  for (index_t i = begin; i < end; ++i) {
     double d = h2 * f_at(i);
     if (i == 0) d = 0.5 * d + h * left.value;          // Neumann at lo
     if (i == N - 1) d = 0.5 * d + h * right.value;     // Neumann at hi
     if (i == 1 && left.dirichlet) d += gl;             // Dirichlet neighbours
     if (i == N - 2 && right.dirichlet) d += gr;
-    u[i] = T(d);
+    u[i - held.first] = T(d);
   }
-  if (left.dirichlet) u[0] = T(left.value);
-  if (right.dirichlet) u[N - 1] = T(right.value);
+  if (left.dirichlet && held.first == 0) u[0] = T(left.value);
+  if (right.dirichlet && held.end(N) == N) u[N - 1 - held.first] = T(right.value);
   return s;
 }
 

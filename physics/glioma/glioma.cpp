@@ -15,6 +15,7 @@
 #include "physics/glioma/reaction.hpp"
 #include "physics/glioma/tissue.hpp"
 #include "solvers/tridiagonal/batched.hpp"
+#include "solvers/tridiagonal/distributed.hpp"
 #include "solvers/tridiagonal/solver_choice.hpp"
 #include "tridsim_build_info.hpp"
 
@@ -47,7 +48,10 @@ GliomaModule<T>::~GliomaModule() = default;
 // ---- setup ---------------------------------------------------------------------------------
 
 template <class T>
-void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+void GliomaModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupContext& ctx, double t0) {
+  // Under MPI every array covers this rank's local box (owned nodes and halos).
+  domain_ = ctx.domain && ctx.domain->distributed() ? ctx.domain : nullptr;
+  const Grid grid = domain_ ? domain_->local() : whole;
   g_ = grid;
   const index_t N = grid.size();
   // 1. Scheme and parameters.
@@ -66,15 +70,23 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
   }
 
   // 2. Tissue: white and grey fractions, D = D_white * white + D_grey * grey (0 elsewhere).
+  //    (Maps are read over the whole grid, every rank keeping its box.)
   const DeckNode tissue = s.child("tissue");
-  std::vector<double> white(N), grey(N);
+  std::vector<double> white(whole.size()), grey(whole.size());
   for (auto [key, map] : {std::pair{"white", &white}, std::pair{"grey", &grey}}) {
-    glioma::read_tissue_map(tissue, key, grid, ctx.constants, map->data());
-    require_finite_values(tissue, key, grid, t0, map->data());  // (min and max can step over a NaN)
+    glioma::read_tissue_map(tissue, key, whole, ctx.constants, map->data());
+    require_finite_values(tissue, key, whole, t0, map->data());  // (min and max can step over a NaN)
     const auto [lo, hi] = std::minmax_element(map->begin(), map->end());
     if (!(*lo >= -1e-9 && *hi <= 1 + 1e-9))
       tissue.fail(key, "must be a fraction in [0, 1] at every node, got values in [" + std::to_string(*lo) + ", " +
                            std::to_string(*hi) + "]");
+  }
+  if (domain_) {
+    for (auto* map : {&white, &grey}) {
+      std::vector<double> mine(N);
+      domain_->take_local(map->data(), mine.data());
+      map->swap(mine);
+    }
   }
   white_.resize(N);
   grey_.resize(N);
@@ -120,11 +132,13 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
 
   // 4. The explicit scheme's limit: forward Euler keeps 0 <= c <= 1 (and is stable) while
   //    dt (sum of the node's face diffusivities / h^2 + rho) <= 1 at every node.
+  //    (Owned nodes only, the largest over the ranks: a halo's missing neighbour is not a face.)
   double worst = 0;
 #pragma omp parallel for collapse(2) reduction(max : worst)
   for (index_t k = 0; k < grid.n[2]; ++k)
     for (index_t j = 0; j < grid.n[1]; ++j)
       for (index_t i = 0; i < grid.n[0]; ++i) {
+        if (domain_ && !domain_->layout().owns(i, j, k)) continue;
         const index_t ijk[3] = {i, j, k}, o = grid.index(i, j, k);
         double sum = 0;
         for (int a = 0; a < grid.dim; ++a) {
@@ -135,6 +149,7 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
         }
         worst = std::max(worst, sum);
       }
+  if (domain_) worst = domain_->max(worst);
   explicit_limit_ = worst + rho_ > 0 ? 1.0 / (worst + rho_) : std::numeric_limits<double>::infinity();
   spdlog::info("glioma: explicit (forward Euler) stability limit on this grid: dt <= {:.4g}{}", explicit_limit_,
                scheme_ == Scheme::strang_adi ? " (strang-adi has none)" : "");
@@ -162,7 +177,7 @@ void GliomaModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCont
     }
   } else {
 #if TRIDSIM_HAVE_CUDA
-    gpu_ = std::make_unique<GliomaGpu<T>>(grid, D_.data(), rho_, solvers_.gpu);
+    gpu_ = std::make_unique<GliomaGpu<T>>(grid, D_.data(), rho_, solvers_.gpu, domain_);
     gpu_->upload_c(c_.data());
 #else
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
@@ -238,6 +253,7 @@ void GliomaModule<T>::step(double, double dt) {
 #endif
     return;
   }
+  if (domain_) domain_->exchange_halos(c_.data());  // the operator reads the neighbours' nodes
   if (scheme_ == Scheme::explicit_euler) step_explicit(dt);
   else step_adi(dt);
 }
@@ -275,8 +291,15 @@ void GliomaModule<T>::step_adi(double dt) {
     for (index_t l = 0; l < count; ++l) w[o + l] = x[l];
   };
   auto sweep = [&](int axis, const auto& load, const auto& store) {
-    const glioma::FaceLines<T> m{F_[axis].data(), T(0.5 * dt / (g_.h(axis) * g_.h(axis))), g_.strides()[axis],
-                                 g_.n[axis]};
+    const T wa = T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
+    if (domain_ && domain_->layout().split(axis)) {  // this rank's segments; rows of the whole line
+      const AxisSplit& part = domain_->layout().axes[axis];
+      const glioma::FaceLines<T> m{F_[axis].data(), wa, g_.strides()[axis], part.global_n};
+      tridiag::solve_split_lines<T>(tridiag::LineSet::dense(g_, axis), tridiag::Segment{part.halo_lo, part.owned, part.first},
+                                    m, load, store, domain_->line_comm(axis));
+      return;
+    }
+    const glioma::FaceLines<T> m{F_[axis].data(), wa, g_.strides()[axis], g_.n[axis]};
     tridiag::solve_lines<T>(tridiag::LineSet::dense(g_, axis), m, load, store, solvers_.cpu[axis]);
   };
   if (d == 1) {
@@ -334,11 +357,12 @@ template <class T>
 std::vector<Diagnostic> GliomaModule<T>::diagnostics(double) {
   // thresholds rounded to T: compared with c as the CPU's T comparisons would
   const StatsSpec spec = StatsSpec::integral(g_, double(T(t1_)), double(T(flair_)));
+  const FieldStats s = owned_stats(spec, domain_, [&](const StatsSpec& sp) {
 #if TRIDSIM_HAVE_CUDA
-  const FieldStats s = gpu_ ? gpu_->stats(spec) : field_stats(spec, c_.data());
-#else
-  const FieldStats s = field_stats(spec, c_.data());
+    if (gpu_) return gpu_->stats(sp);
 #endif
+    return field_stats(sp, c_.data());
+  });
   const double lo = s.lo, hi = s.hi, burden = s.sum, v1 = s.level[0], v2 = s.level[1];
   auto radius = [&](double v) {
     if (g_.dim == 3) return std::cbrt(3 * v / (4 * std::numbers::pi));

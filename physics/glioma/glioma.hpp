@@ -48,6 +48,8 @@ class GliomaModule final : public Module {
   const AlignedVector<T>& density();
   std::vector<StateArray> state() override;
   void state_restored() override;
+  // Strang-ADI and explicit steps run with the grid split over ranks (cpu backend).
+  bool distributes() const override { return true; }
   const AlignedVector<T>& diffusivity() const { return D_; }
   // The explicit stability limit of this grid and D (also reported for strang-adi).
   double explicit_limit() const { return explicit_limit_; }
@@ -59,7 +61,8 @@ class GliomaModule final : public Module {
   // out[l] += scale * (A c) at the run of w x-adjacent nodes starting at (i0, j, k), offset o.
   void add_operator(const T* c, index_t o, index_t i0, index_t j, index_t k, index_t w, T scale, T* out) const;
 
-  Grid g_;
+  Grid g_;                          // this process's grid: the whole grid, or its local box under MPI
+  const Domain* domain_ = nullptr;  // set when the grid is split over ranks
   Scheme scheme_ = Scheme::strang_adi;
   SolverChoice solvers_;  // line solver per axis and backend
   double D_white_ = 0, D_grey_ = 0, rho_ = 0, t1_ = 0.8, flair_ = 0.16, explicit_limit_ = 0;

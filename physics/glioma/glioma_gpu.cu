@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "core/cuda_support.cuh"
+#include "core/device_halos.cuh"
 #include "core/diffusion.hpp"
 #include "core/errors.hpp"
 #include "physics/glioma/reaction.hpp"
+#include "solvers/tridiagonal/cuda/distributed_cuda.cuh"
 #include "solvers/tridiagonal/cuda/line_solve.cuh"
 
 namespace tridsim {
@@ -98,11 +100,25 @@ struct GliomaGpu<T>::Impl {
 
   std::array<tridiag::GpuAlgorithm, 3> solver{};
   T w[3] = {};  // dt/2 / h^2: line matrices I - w A
+  const Domain* domain = nullptr;  // several ranks (null: one)
+  std::unique_ptr<cuda::DeviceHalos<T>> halos;
+  tridiag::gpu::SplitScratch<T> split_scratch;
 
   template <class Load, class Store>
   void sweep(int axis, const Load& load, const Store& store) {
+    const auto lines = tridiag::LineSet::dense(grid, axis);
+    if (domain && domain->layout().split(axis)) {  // the whole line's rows, across the ranks of the axis
+      const AxisSplit& part = domain->layout().axes[std::size_t(axis)];
+      const DiffusionRows<T, FaceMean::harmonic> rows{view.D, grid.strides()[axis], part.global_n, w[axis], false, false};
+      tridiag::gpu::solve_split_lines<T>(lines, tridiag::Segment{part.halo_lo, part.owned, part.first}, rows, load, store,
+                                         domain->line_comm(axis), split_scratch);
+      return;
+    }
     const DiffusionRows<T, FaceMean::harmonic> rows{view.D, grid.strides()[axis], grid.n[axis], w[axis], false, false};
-    tridiag::gpu::solve_lines<T>(tridiag::LineSet::dense(grid, axis), rows, load, store, solver[axis]);
+    tridiag::gpu::solve_lines<T>(lines, rows, load, store, solver[axis]);
+  }
+  void exchange_halos() {  // the operator reads the neighbours' nodes
+    if (halos) halos->exchange(u.p);
   }
   void set_step(double dt) {
     for (int a = 0; a < 3; ++a) {
@@ -116,7 +132,8 @@ struct GliomaGpu<T>::Impl {
 };
 
 template <class T>
-GliomaGpu<T>::GliomaGpu(const Grid& grid, const T* D, double rho, const std::array<tridiag::GpuAlgorithm, 3>& solver)
+GliomaGpu<T>::GliomaGpu(const Grid& grid, const T* D, double rho, const std::array<tridiag::GpuAlgorithm, 3>& solver,
+                        const Domain* domain)
     : impl_(std::make_unique<Impl>()) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) throw Error("backend cuda: no CUDA device is present");
@@ -124,6 +141,8 @@ GliomaGpu<T>::GliomaGpu(const Grid& grid, const T* D, double rho, const std::arr
   I.grid = grid;
   I.rho = rho;
   I.solver = solver;
+  I.domain = domain && domain->distributed() ? domain : nullptr;
+  if (I.domain) I.halos = std::make_unique<cuda::DeviceHalos<T>>(*I.domain, 1);
   View<T>& v = I.view;
   v.dim = grid.dim;
   for (int a = 0; a < 3; ++a) v.n[a] = grid.n[a];
@@ -155,6 +174,7 @@ template <class T>
 void GliomaGpu<T>::step_adi(double dt) {
   auto& I = *impl_;
   I.set_step(dt);
+  I.exchange_halos();
   const int d = I.grid.dim;
   const StrangRhs<T> rhs{I.view, 0, I.u.p};
   const Finish<T> finish{I.view, I.u.p};
@@ -180,6 +200,7 @@ template <class T>
 void GliomaGpu<T>::step_explicit(double dt) {
   auto& I = *impl_;
   I.set_step(dt);
+  I.exchange_halos();
   const index_t N = I.grid.size();
   const unsigned blocks = unsigned(std::min<index_t>((N + 255) / 256, 65536));
   explicit_step<T><<<blocks, 256>>>(I.view, I.u.p, I.du.p);

@@ -6,6 +6,7 @@
 #include <array>
 #include <memory>
 
+#include "core/domain.hpp"
 #include "core/field_stats.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
@@ -16,8 +17,10 @@ template <class T>
 class GliomaGpu {
  public:
   // D: host node diffusivities (grid.size() values, x fastest); rho: proliferation rate; the
-  // line solver of each axis.
-  GliomaGpu(const Grid& grid, const T* D, double rho, const std::array<tridiag::GpuAlgorithm, 3>& solver);
+  // line solver of each axis. Several ranks (`domain`): grid is this rank's local box, lines along
+  // split axes are solved across the ranks and the halos of c exchanged before each step.
+  GliomaGpu(const Grid& grid, const T* D, double rho, const std::array<tridiag::GpuAlgorithm, 3>& solver,
+            const Domain* domain = nullptr);
   ~GliomaGpu();
   GliomaGpu(const GliomaGpu&) = delete;
   GliomaGpu& operator=(const GliomaGpu&) = delete;

@@ -15,6 +15,7 @@
 #include "solvers/sparse_direct/diffusion_matrix.hpp"
 #include "solvers/sparse_direct/multifrontal.hpp"
 #include "solvers/tridiagonal/batched.hpp"
+#include "solvers/tridiagonal/distributed.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {
@@ -62,7 +63,15 @@ template <class T>
 HeatModule<T>::~HeatModule() = default;
 
 template <class T>
-void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+bool HeatModule<T>::split(int axis) const {
+  return domain_ && domain_->layout().split(axis);
+}
+
+template <class T>
+void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupContext& ctx, double t0) {
+  // Under MPI every array below covers this rank's local box (owned nodes and halos).
+  domain_ = ctx.domain && ctx.domain->distributed() ? ctx.domain : nullptr;
+  const Grid grid = domain_ ? domain_->local() : whole;
   g_ = grid;
   const auto& constants = ctx.constants;
   // 1. Scheme.
@@ -104,10 +113,18 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
   }
 
   read_solver(s, ctx);
+  if (domain_ && unsplit_)
+    s.fail("scheme", "the unsplit crank-nicolson step (one sparse system) does not run on several ranks; use "
+                     "scheme: douglas (or run on one rank)");
+  if (domain_ && variable_kappa_) domain_->exchange_halos(kappa_.data());  // the owners' values in the halos
 
   // 3. Initial state and boundary conditions.
   const Expression initial = Expression::from_deck(s, "initial", constants);
-  bc_.read(s, grid, constants);
+  std::array<std::array<bool, 2>, 3> interfaces{};
+  if (domain_)
+    for (int a = 0; a < 3; ++a)
+      interfaces[a] = {domain_->layout().axes[a].halo_lo == 1, domain_->layout().axes[a].halo_hi == 1};
+  bc_.read(s, grid, constants, interfaces);
   u_.resize(grid.size());
   fill_on_backend(s, "initial", initial, ctx.backend, grid, t0, u_.data());
   require_finite_values(s, "initial", grid, t0, u_.data());
@@ -140,7 +157,11 @@ void HeatModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContex
     c.has_source = has_source_;
     c.solver = solvers_.gpu;
     for (int a = 0; a < grid.dim; ++a)
-      for (int side = 0; side < 2; ++side) c.dirichlet[a][side] = bc_.dirichlet(a, side);
+      for (int side = 0; side < 2; ++side) {
+        c.dirichlet[a][side] = bc_.dirichlet(a, side);
+        c.deck_kind[a][side] = bc_.deck_kind(a, side);
+      }
+    c.domain = domain_;
     gpu_ = std::make_unique<HeatGpu<T>>(c);
     gpu_->upload_u(u_.data());
     if (has_source_) gpu_->upload_source(f_.data());
@@ -248,6 +269,12 @@ template <class T>
 typename HeatModule<T>::Run HeatModule<T>::run_at(index_t o, index_t w) const {
   const index_t nx = g_.n[0], ny = g_.n[1];
   return Run{o, o % nx, (o / nx) % ny, o / (nx * ny), w};
+}
+
+// Does the run reach the x face of `side`? (Lines split over ranks hand the solver runs of owned nodes.)
+template <class T>
+bool HeatModule<T>::holds_x_end(const Run& r, int side) const {
+  return side ? r.i0 + r.w == g_.n[0] : r.i0 == 0;
 }
 
 // Does the run lie on a Dirichlet face of y or z (other than `skip_axis`)?
@@ -423,13 +450,31 @@ void HeatModule<T>::set_face_rows(int axis, double dt, T* field) const {
 
 // ---- time stepping -------------------------------------------------------------------------
 
+// Lines along a split axis: each rank solves its segments, the reduced rows cross the ranks of the
+// axis (solvers/tridiagonal/distributed.hpp); the rows are the whole line's (global row indices,
+// the deck's end conditions).
 template <class T>
 template <class Load, class Store>
 void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& store) {
   const auto lines = tridiag::LineSet::dense(g_, axis);
+  const T w = T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
+  if (split(axis)) {
+    const AxisSplit& part = domain_->layout().axes[axis];
+    const tridiag::Segment seg{part.halo_lo, part.owned, part.first};
+    const BoundaryKind lo = bc_.deck_kind(axis, 0), hi = bc_.deck_kind(axis, 1);
+    LineComm& comm = domain_->line_comm(axis);
+    if (variable_kappa_)
+      tridiag::solve_split_lines<T>(
+          lines, seg, tridiag::DiffusionCoeffs<T>{kappa_.data(), w, g_.strides()[axis], part.global_n, lo, hi}, load,
+          store, comm);
+    else
+      tridiag::solve_split_lines<T>(lines, seg, tridiag::ConstantDiffusionRows<T>{w * kappa0_, part.global_n, lo, hi},
+                                    load, store, comm);
+    return;
+  }
   if (variable_kappa_) {
-    const tridiag::DiffusionCoeffs<T> m{kappa_.data(), T(0.5 * dt / (g_.h(axis) * g_.h(axis))),
-                                        g_.strides()[axis], g_.n[axis], bc_.kind(axis, 0), bc_.kind(axis, 1)};
+    const tridiag::DiffusionCoeffs<T> m{kappa_.data(), w, g_.strides()[axis], g_.n[axis], bc_.kind(axis, 0),
+                                        bc_.kind(axis, 1)};
     tridiag::solve_lines<T>(lines, m, load, store, solvers_.cpu[axis]);
   } else {
     tridiag::solve_lines<T>(lines, uniform_[axis], load, store, solvers_.cpu[axis]);
@@ -448,6 +493,7 @@ void HeatModule<T>::step(double t, double dt) {
   if (unsplit_) return step_unsplit(t, dt);
   prepare_step(t, dt);
   if (gpu_) return step_gpu(t, dt);
+  if (domain_) domain_->exchange_halos(u_.data());  // the explicit operator reads the neighbours' nodes
   if (scheme_ == Scheme::peaceman_rachford) step_peaceman_rachford(t, dt);
   else step_douglas(t, dt);
   if (bc_.dirichlet_moves()) bc_.impose_dirichlet(t + dt, u_.data());
@@ -492,7 +538,8 @@ void HeatModule<T>::step_douglas(double, double dt) {
       add_flux(a, r, tau, flux_, out);
     }
     for (int side = 0; side < 2; ++side)
-      if (bc_.dirichlet(0, side)) out[side ? count - 1 : 0] = face_data_[face_id(0, side)][r.j + ny * r.k];
+      if (bc_.dirichlet(0, side) && holds_x_end(r, side))
+        out[side ? count - 1 : 0] = face_data_[face_id(0, side)][r.j + ny * r.k];
   };
   const int last = d - 1;
   auto add_to_u = [&](index_t o, index_t count, const T* x) {
@@ -538,7 +585,8 @@ void HeatModule<T>::step_peaceman_rachford(double, double dt) {
     add_flux(1, r, half, flux_, out);  // g_y(t)
     add_source(r, half, out);
     for (int side = 0; side < 2; ++side)
-      if (bc_.dirichlet(0, side)) out[side ? count - 1 : 0] = face_data_[face_id(0, side)][r.j + ny * r.k];
+      if (bc_.dirichlet(0, side) && holds_x_end(r, side))
+        out[side ? count - 1 : 0] = face_data_[face_id(0, side)][r.j + ny * r.k];
   };
   auto store_v = [&](index_t o, index_t count, const T* x) { std::copy(x, x + count, v + o); };
   auto stage2 = [&](index_t o, index_t count, T* out) {
@@ -562,6 +610,7 @@ void HeatModule<T>::step_peaceman_rachford(double, double dt) {
     std::copy(x + lo, x + hi, u + o + lo);
   };
   sweep(0, dt, stage1, store_v);
+  if (split(0)) domain_->exchange_halos(v);  // stage 2's operator along x reads u* beyond this box
   sweep(1, dt, stage2, store_u);
 }
 
@@ -680,13 +729,13 @@ std::vector<FieldRef> HeatModule<T>::fields() {
 
 template <class T>
 std::vector<Diagnostic> HeatModule<T>::diagnostics(double) {
-  const StatsSpec spec = StatsSpec::plain(g_);
+  const FieldStats s = owned_stats(StatsSpec::plain(g_), domain_, [&](const StatsSpec& spec) {
 #if TRIDSIM_HAVE_CUDA
-  const FieldStats s = gpu_ ? gpu_->stats(spec) : field_stats(spec, u_.data());
-#else
-  const FieldStats s = field_stats(spec, u_.data());
+    if (gpu_) return gpu_->stats(spec);
 #endif
-  return min_max_mean("u", s, g_.size());
+    return field_stats(spec, u_.data());
+  });
+  return min_max_mean("u", s, domain_ ? domain_->global().size() : g_.size());
 }
 
 template <class T>
@@ -695,6 +744,7 @@ std::optional<ErrorNorms> HeatModule<T>::error_norms(double t) {
   solution();
   AlignedVector<double> e(g_.size());
   exact_->fill(g_, t, e.data());
+  if (domain_) return error_norms_of("u", u_.data(), e.data(), StatsSpec::plain(g_).owned(domain_->layout()), *domain_);
   return error_norms_of("u", u_.data(), e.data(), g_.size());
 }
 

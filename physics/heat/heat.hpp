@@ -59,6 +59,8 @@ class HeatModule final : public Module {
   const AlignedVector<T>& solution();
   std::vector<StateArray> state() override;
   void state_restored() override;
+  // Douglas (1D-3D, and 1D crank-nicolson) and Peaceman-Rachford run with the grid split over ranks.
+  bool distributes() const override { return true; }
 
  private:
   struct Run;  // a run of x-adjacent nodes: first node (i0, j, k), width w
@@ -70,6 +72,7 @@ class HeatModule final : public Module {
   void sweep(int axis, double dt, const Load& load, const Store& store);
   Run run_at(index_t offset, index_t w) const;
   bool on_dirichlet_line(const Run& r, int skip_axis) const;
+  bool holds_x_end(const Run& r, int side) const;
   void add_operator(int axis, const T* src, const Run& r, T scale, T* out) const;
   void add_flux(int axis, const Run& r, T scale, const std::vector<AlignedVector<T>>& data, T* out) const;
   void add_source(const Run& r, T scale, T* out) const;
@@ -81,7 +84,9 @@ class HeatModule final : public Module {
   void factor_unsplit(double dt);
   void step_unsplit(double t, double dt);
 
-  Grid g_;
+  Grid g_;                          // the grid this process holds: the whole grid, or its local box under MPI
+  const Domain* domain_ = nullptr;  // set when the grid is split over ranks
+  bool split(int axis) const;
   Scheme scheme_ = Scheme::douglas;
   SolverChoice solvers_;  // line solver per axis and backend
   Boundary bc_;

@@ -15,9 +15,11 @@
 
 #include "core/cuda_support.cuh"
 #include "core/device_expression.hpp"
+#include "core/device_halos.cuh"
 #include "core/diffusion.hpp"
 #include "core/errors.hpp"
 #include "physics/heat/face_data.hpp"
+#include "solvers/tridiagonal/cuda/distributed_cuda.cuh"
 #include "solvers/tridiagonal/cuda/line_solve.cuh"
 #include "solvers/tridiagonal/line_set.hpp"
 
@@ -254,11 +256,38 @@ struct HeatGpu<T>::Impl {
   std::vector<std::unique_ptr<DeviceExpression<T>>> face_expression;
   DeviceArray<T> face_values[6], face_scratch[6][3];  // scratch: dflux, g0, g1
   struct FaceOps;
+  // Several ranks (null: one).
+  const Domain* domain = nullptr;
+  std::array<std::array<BoundaryKind, 2>, 3> deck_kind{};
+  std::unique_ptr<cuda::DeviceHalos<T>> halos;
+  tridiag::gpu::SplitScratch<T> split_scratch;
+
+  bool split(int axis) const { return domain && domain->layout().split(axis); }
+  void exchange_halos(T* field) {
+    if (halos) halos->exchange(field);
+  }
 
   // One implicit stage along `axis`: rows of I - w A, right-hand side from `load`, result to `store`.
   template <class Load, class Store>
   void sweep(int axis, const Load& load, const Store& store) {
     const auto lines = tridiag::LineSet::dense(grid, axis);
+    if (split(axis)) {  // the whole line's rows, across the ranks of the axis
+      const AxisSplit& part = domain->layout().axes[std::size_t(axis)];
+      const tridiag::Segment seg{part.halo_lo, part.owned, part.first};
+      const BoundaryKind lo = deck_kind[axis][0], hi = deck_kind[axis][1];
+      LineComm& comm = domain->line_comm(axis);
+      if (view.kappa)
+        tridiag::gpu::solve_split_lines<T>(lines, seg,
+                                           DiffusionRows<T, FaceMean::arithmetic>{view.kappa, grid.strides()[axis], part.global_n,
+                                                                                  w[axis], lo == BoundaryKind::dirichlet,
+                                                                                  hi == BoundaryKind::dirichlet},
+                                           load, store, comm, split_scratch);
+      else
+        tridiag::gpu::solve_split_lines<T>(
+            lines, seg, tridiag::ConstantDiffusionRows<T>{w[axis] * view.kappa0, part.global_n, lo, hi}, load, store, comm,
+            split_scratch);
+      return;
+    }
     if (view.kappa) {
       const DiffusionRows<T, FaceMean::arithmetic> rows{view.kappa, grid.strides()[axis], grid.n[axis], w[axis],
                                                         view.dir[axis][0] != 0, view.dir[axis][1] != 0};
@@ -321,6 +350,9 @@ HeatGpu<T>::HeatGpu(const Config& c) : impl_(std::make_unique<Impl>()) {
   auto& I = *impl_;
   I.grid = c.grid;
   I.solver = c.solver;
+  I.domain = c.domain && c.domain->distributed() ? c.domain : nullptr;
+  I.deck_kind = c.deck_kind;
+  if (I.domain) I.halos = std::make_unique<cuda::DeviceHalos<T>>(*I.domain, 1);
   View<T>& v = I.view;
   v.dim = c.grid.dim;
   for (int a = 0; a < 3; ++a) {
@@ -433,6 +465,7 @@ void HeatGpu<T>::step_douglas(double dt) {
     I.view.c[a] = h > 0 ? T(dt) / T(h * h) : T(0);
   }
   const int d = I.grid.dim, last = d - 1;
+  I.exchange_halos(I.u.p);  // the explicit operator reads the neighbours' nodes
   const auto rhs = I.load_at(0, DouglasRhs<T>{I.u.p, T(dt)});
   const tridiag::gpu::ArrayLoad<T> load_du{I.du.p};
   if (d == 1) {
@@ -453,7 +486,9 @@ void HeatGpu<T>::step_peaceman_rachford(double dt) {
   for (int a = 0; a < 3; ++a) I.w[a] = T(0.5 * dt) * I.view.ih2[a];
   const T half = T(0.5 * dt);
   if (I.extra.n == 0) I.extra.allocate(I.grid.size());  // u*
+  I.exchange_halos(I.u.p);
   I.sweep(0, I.load_at(0, PrStage1<T>{I.u.p, half}), tridiag::gpu::ArrayStore<T>{I.extra.p});
+  if (I.split(0)) I.exchange_halos(I.extra.p);  // stage 2's operator along x reads u* beyond this box
   I.sweep(1, I.load_at(1, PrStage2<T>{I.extra.p, half}), I.store_at(1, StoreU<T>{I.u.p}));
 }
 

@@ -11,6 +11,7 @@
 #include "core/boundary.hpp"
 #include "core/expression.hpp"
 #include "core/field_stats.hpp"
+#include "core/domain.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
@@ -28,6 +29,11 @@ class HeatGpu {
     std::array<std::array<bool, 2>, 3> dirichlet{};  // per axis and side (active axes only)
     // Line solver per axis (read_solver_choice: supported by the GPU contract).
     std::array<tridiag::GpuAlgorithm, 3> solver{};
+    // Several ranks: grid is this rank's local box; lines along split axes are solved across the
+    // ranks (rows of the whole line, ending as the deck's faces: deck_kind), and the halos
+    // of u are exchanged before each step.
+    const Domain* domain = nullptr;
+    std::array<std::array<BoundaryKind, 2>, 3> deck_kind{};
   };
   explicit HeatGpu(const Config& config);
   ~HeatGpu();

@@ -9,11 +9,13 @@
 #include <spdlog/spdlog.h>
 
 #include "core/boundary.hpp"
+#include "core/domain.hpp"
 #include "core/expression_fill.hpp"
 #include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
 #include "physics/reaction_diffusion/reaction_step.hpp"
 #include "solvers/block_tridiagonal/block_solver_choice.hpp"
 #include "solvers/block_tridiagonal/batched.hpp"
+#include "solvers/block_tridiagonal/distributed.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {
@@ -65,7 +67,34 @@ double ReactionDiffusionModule<T>::arrays_per_point() const {
 // ---- setup ---------------------------------------------------------------------------------
 
 template <class T>
-void ReactionDiffusionModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+bool ReactionDiffusionModule<T>::split(int axis) const {
+  return domain_ && domain_->layout().split(axis);
+}
+
+template <class T>
+bool ReactionDiffusionModule<T>::interface(int axis, int side) const {
+  if (!domain_) return false;
+  const AxisSplit& a = domain_->layout().axes[std::size_t(axis)];
+  return (side ? a.halo_hi : a.halo_lo) == 1;
+}
+
+template <class T>
+index_t ReactionDiffusionModule<T>::global_node(index_t o) const {
+  if (!domain_) return o;
+  index_t ijk[3];
+  lattice_.indices(o, ijk);
+  const auto& axes = domain_->layout().axes;
+  return domain_->global().index(ijk[0] + axes[0].local_first(), ijk[1] + axes[1].local_first(),
+                                 ijk[2] + axes[2].local_first());
+}
+
+template <class T>
+void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupContext& ctx, double t0) {
+  // Under MPI every array below covers this rank's local box (owned nodes and halos).
+  domain_ = ctx.domain && ctx.domain->distributed() ? ctx.domain : nullptr;
+  if (domain_ && ctx.backend == Backend::cuda)
+    throw Error("--backend cuda: reaction_diffusion runs on several ranks with the cpu backend only (--backend cpu, or one rank)");
+  const Grid grid = domain_ ? domain_->local() : whole;
   g_ = grid;
   // 1. Species, scheme and reactions.
   names_ = s.get<std::vector<std::string>>("species");
@@ -209,7 +238,8 @@ void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupCon
         bc.fail(face_name(a, side), std::string("missing boundary condition for face ") + face_name(a, side) +
                                          " (give {type: dirichlet|neumann|no-flux, value: {species: EXPR}} per face, or 'all')");
       const BoundaryType type = spec->get_enum("type", kBoundaryNames);
-      lattice_.dirichlet[a][side] = type == BoundaryType::dirichlet;
+      deck_dirichlet_[a][side] = type == BoundaryType::dirichlet;
+      lattice_.dirichlet[a][side] = type == BoundaryType::dirichlet && !interface(a, side);
       if (type == BoundaryType::no_flux) continue;
       const DeckNode value = spec->child("value");
       std::vector<Expression> v;
@@ -218,6 +248,7 @@ void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupCon
         if (v.back().uses_time())
           value.fail(name, "uses t; boundary values of reaction_diffusion may vary in x, y, z only");
       }
+      if (interface(a, side)) continue;  // a neighbour rank's nodes lie beyond: the face is another rank's
       // Evaluate on the face's nodes: Dirichlet values are imposed on the initial state (after
       // it is read); Neumann data g enter A u at the face's nodes as 2 D g / h (the mirrored
       // ghost node u_ghost = u_inner + 2 h g).
@@ -281,7 +312,8 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
     fill_on_backend(init, name, e, ctx.backend, g_, t0, plane);
     require_finite_values(init, name, g_, t0, plane);
     for (index_t o = 0; o < N; ++o)
-      u_[std::size_t(o * m_ + k)] = T(double(plane[o]) + amplitude * noise(seed, std::uint64_t(o), std::uint64_t(k)));
+      u_[std::size_t(o * m_ + k)] =
+          T(double(plane[o]) + amplitude * noise(seed, std::uint64_t(global_node(o)), std::uint64_t(k)));
   }
   for (const auto& [o, values] : dirichlet_values_)
     for (int k = 0; k < m_; ++k) u_[std::size_t(o * m_ + k)] = T(values[std::size_t(k)]);
@@ -358,9 +390,18 @@ void ReactionDiffusionModule<T>::linearize(double t) {
   }
 }
 
+// The rows of the lines along `axis`; along a split axis those of the whole line (its length and
+// the deck's end conditions, rows numbered as in the whole grid).
 template <class T>
 rd::CoupledRows<T> ReactionDiffusionModule<T>::rows(int axis, double dt) const {
-  return rd::coupled_rows<T>(lattice_, D_, axis, dt, scheme_ == Scheme::linearly_implicit ? J_.data() : nullptr);
+  rd::CoupledRows<T> r =
+      rd::coupled_rows<T>(lattice_, D_, axis, dt, scheme_ == Scheme::linearly_implicit ? J_.data() : nullptr);
+  if (split(axis)) {
+    r.n = domain_->global().n[std::size_t(axis)];
+    r.dirichlet_lo = deck_dirichlet_[axis][0];
+    r.dirichlet_hi = deck_dirichlet_[axis][1];
+  }
+  return r;
 }
 
 // Constant D with the douglas scheme: every line of an axis has the same blocks; factor them once
@@ -369,6 +410,7 @@ template <class T>
 void ReactionDiffusionModule<T>::factor_uniform(double dt) {
   if (dt == matrix_dt_) return;
   for (int a = 0; a < g_.dim; ++a) {
+    if (split(a)) continue;  // split lines take their rows from the generator
     const rd::CoupledRows<T> r = rows(a, dt);
     uniform_[std::size_t(a)] = blocktri::UniformBlockMatrix<T>(
         m_, g_.n[std::size_t(a)], [&](index_t row, int i, int j, T& A, T& B, T& C) { r.entry(0, row, i, j, A, B, C); });
@@ -387,6 +429,7 @@ void ReactionDiffusionModule<T>::step_cpu(double t, double dt) {
   const int m = m_, d = g_.dim;
   T* u = u_.data();
   T* w = work_.data();
+  if (domain_) domain_->exchange_halos(u, m);  // the operator reads the neighbours' nodes
   const rd::RightHandSide<T> f{lattice_, D_, u, boundary_source_.empty() ? nullptr : boundary_source_.data(),
                                li ? R_.data() : nullptr, T(dt)};
   auto rhs = [&](index_t o, index_t count, T* out) {
@@ -404,8 +447,15 @@ void ReactionDiffusionModule<T>::step_cpu(double t, double dt) {
   if (uniform) factor_uniform(dt);
   auto sweep = [&](int axis, const auto& load, const auto& store) {
     const tridiag::LineSet L = tridiag::LineSet::dense(g_, axis);
-    if (uniform) blocktri::solve_lines<T>(m, L, uniform_[std::size_t(axis)], load, store, pivoting_);
-    else blocktri::solve_lines<T>(m, L, rows(axis, dt), load, store, pivoting_);
+    if (split(axis)) {
+      const AxisSplit& part = domain_->layout().axes[std::size_t(axis)];
+      blocktri::solve_split_lines<T>(m, L, tridiag::Segment{part.halo_lo, part.owned, part.first}, rows(axis, dt), load,
+                                     store, domain_->line_comm(axis), pivoting_);
+    } else if (uniform) {
+      blocktri::solve_lines<T>(m, L, uniform_[std::size_t(axis)], load, store, pivoting_);
+    } else {
+      blocktri::solve_lines<T>(m, L, rows(axis, dt), load, store, pivoting_);
+    }
   };
   if (d == 1) {
     sweep(0, rhs, update);
@@ -443,20 +493,23 @@ std::vector<FieldRef> ReactionDiffusionModule<T>::fields() {
   return out;
 }
 
-// Per species: min, max, integral (trapezoidal rule) and mean (integral / volume).
+// Per species: min, max, integral (trapezoidal rule) and mean (integral / volume), over the owned
+// nodes of every rank.
 template <class T>
 std::vector<Diagnostic> ReactionDiffusionModule<T>::diagnostics(double) {
   const StatsSpec spec = StatsSpec::integral(g_, HUGE_VAL, HUGE_VAL);
+  const Grid& whole = domain_ ? domain_->global() : g_;
   double volume = 1;
-  for (int a = 0; a < g_.dim; ++a) volume *= g_.hi[std::size_t(a)] - g_.lo[std::size_t(a)];
+  for (int a = 0; a < whole.dim; ++a) volume *= whole.hi[std::size_t(a)] - whole.lo[std::size_t(a)];
   std::vector<Diagnostic> out;
   if (!gpu_) fields();  // the planes
   for (int k = 0; k < m_; ++k) {
+    FieldStats st = owned_stats(spec, domain_, [&](const StatsSpec& sp) {
 #if TRIDSIM_HAVE_CUDA
-    FieldStats st = gpu_ ? gpu_->stats(spec, k) : field_stats(spec, planes_[std::size_t(k)].data());
-#else
-    FieldStats st = field_stats(spec, planes_[std::size_t(k)].data());
+      if (gpu_) return gpu_->stats(sp, k);
 #endif
+      return field_stats(sp, planes_[std::size_t(k)].data());
+    });
     st.make_nan_visible();
     const std::string& name = names_[std::size_t(k)];
     out.push_back({name + "_min", st.lo});
@@ -467,21 +520,26 @@ std::vector<Diagnostic> ReactionDiffusionModule<T>::diagnostics(double) {
   return out;
 }
 
-// Against the deck's `exact` solution: norms over every species and node together.
+// Against the deck's `exact` solution: norms over every species and (owned) node together, from
+// each species' norms (the same node count each: l2^2 is their mean).
 template <class T>
 std::optional<ErrorNorms> ReactionDiffusionModule<T>::error_norms(double t) {
   if (exact_.empty()) return std::nullopt;
-  solution();
-  const index_t N = g_.size();
-  std::vector<double> err(static_cast<std::size_t>(N * m_));
+  fields();  // the planes
+  std::vector<double> ex(static_cast<std::size_t>(g_.size()));
+  ErrorNorms all{"", 0, 0};
   for (int k = 0; k < m_; ++k) {
-    std::vector<double> ex(static_cast<std::size_t>(N));
     exact_[std::size_t(k)].fill(g_, t, ex.data());
-    for (index_t o = 0; o < N; ++o) err[std::size_t(o * m_ + k)] = double(u_[std::size_t(o * m_ + k)]) - ex[std::size_t(o)];
+    const T* plane = planes_[std::size_t(k)].data();
+    const ErrorNorms e = domain_ ? error_norms_of("", plane, ex.data(), StatsSpec::plain(g_).owned(domain_->layout()), *domain_)
+                                 : error_norms_of("", plane, ex.data(), g_.size());
+    all.l2 += e.l2 * e.l2 / m_;
+    all.max = std::max(all.max, e.max);
+    if (std::isnan(e.max)) all.max = e.max;
+    all.field += (k ? "," : "") + names_[std::size_t(k)];
   }
-  std::string field;
-  for (const auto& n : names_) field += (field.empty() ? "" : ",") + n;
-  return error_norms_of<double>(field, err.data(), nullptr, N * m_);
+  all.l2 = std::sqrt(all.l2);
+  return all;
 }
 
 template <class T>

@@ -16,6 +16,8 @@
 //                      so stiff reactions do not limit dt.
 // Species are stored interleaved per node (u[o*M + s]); with the cuda backend they live on the
 // device (ReactionDiffusionGpu) and the reactions run as device code compiled from the deck.
+// On several ranks (cpu backend) every array covers the rank's local box (owned nodes and halos)
+// and the lines of split axes are solved by blocktri::solve_split_lines.
 #include <array>
 #include <memory>
 #include <optional>
@@ -50,6 +52,7 @@ class ReactionDiffusionModule final : public Module {
   std::optional<ErrorNorms> error_norms(double t) override;
   std::vector<StateArray> state() override;
   void state_restored() override;
+  bool distributes() const override { return true; }
 
   enum class Scheme { douglas, linearly_implicit };
   static constexpr NameEntry<Scheme> kSchemeNames[] = {
@@ -77,8 +80,12 @@ class ReactionDiffusionModule final : public Module {
   void step_cpu(double t, double dt);
   void factor_uniform(double dt);
   rd::CoupledRows<T> rows(int axis, double dt) const;
+  bool split(int axis) const;                 // are this axis's lines split over ranks?
+  bool interface(int axis, int side) const;   // does a neighbour rank hold the nodes beyond this side?
+  index_t global_node(index_t o) const;       // the whole grid's index of local node o
 
-  Grid g_;
+  Grid g_;                      // this rank's local box (the whole grid on one rank)
+  const Domain* domain_ = nullptr;  // set when the grid is split over ranks
   int m_ = 1;
   std::vector<std::string> names_;
   Scheme scheme_ = Scheme::douglas;
@@ -86,7 +93,8 @@ class ReactionDiffusionModule final : public Module {
   std::array<blocktri::BlockGpuAlgorithm, 3> gpu_solver_{};
   rd::Reactions reactions_;
   int substeps_ = 1;
-  rd::Lattice<T> lattice_;
+  rd::Lattice<T> lattice_;         // the local box; Dirichlet flags only on faces of the whole grid
+  bool deck_dirichlet_[3][2] = {};  // the deck's Dirichlet faces (the ends of lines split over ranks)
   rd::DiffusionMatrix<T> D_;       // D_.node points into Dnode_ when D varies
   AlignedVector<T> Dnode_;         // D per node (interleaved), or empty
   AlignedVector<T> u_, work_, R_, J_;

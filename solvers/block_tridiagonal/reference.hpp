@@ -4,7 +4,9 @@
 // (namespace tridsim::blocktri).
 //   forward:  P_r = B_r - A_r C*_{r-1},  C*_r = P_r^{-1} C_r,  d*_r = P_r^{-1} (d_r - A_r d*_{r-1})
 //   backward: x_{n-1} = d*_{n-1},  x_r = d*_r - C*_r x_{r+1}
-// One line at a time through the contract of block_rows.hpp (any block source, CPU load/store).
+// block_thomas solves one system for K right-hand-side columns at once (the distributed solver's
+// segments need 2M + 1); reference_solve_lines runs it line by line through the contract of
+// block_rows.hpp (any block source, CPU load/store).
 #include <vector>
 
 #include "solvers/block_tridiagonal/block_rows.hpp"
@@ -18,46 +20,57 @@ inline index_t line_offset(const LineSet& L, index_t q, index_t r) {
   return (q % L.n[o1]) * L.stride[o1] + (q / L.n[o1]) * L.stride[o2] + r * L.stride[a];
 }
 
+// Work space of block_thomas for blocks of size m, K columns and n rows.
+template <class T>
+struct BlockThomasWork {
+  std::vector<T> cs, A, B, C, R;
+  BlockThomasWork(int m, int K, index_t n)
+      : cs(std::size_t(n) * m * m), A(std::size_t(m) * m), B(A.size()), C(A.size()), R(std::size_t(m) * (m + K)) {}
+};
+
+// Overwrites X (n block rows of m x K: X[(r*m + i)*K + j]) with the solution of the n-row block
+// system; block(r, A, B, C) fills row r's blocks (m x m, row-major; A_0 and C_{n-1} are not used).
+template <class T, class BlockRow>
+void block_thomas(int m, index_t n, int K, const BlockRow& block, T* X, BlockThomasWork<T>& w, Pivoting pivoting,
+                  const char* where) {
+  const std::size_t mm = std::size_t(m) * m;
+  const int k = m + K;  // R = [C_r | X_r - A_r X*_{r-1}]
+  for (index_t r = 0; r < n; ++r) {
+    block(r, w.A.data(), w.B.data(), w.C.data());
+    T* x = X + r * m * K;
+    if (r > 0) {
+      dense_minus_product(m, m, w.A.data(), w.cs.data() + (r - 1) * mm, w.B.data());
+      dense_minus_product(m, K, w.A.data(), x - m * K, x);
+    }
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < m; ++j) w.R[i * k + j] = r + 1 < n ? w.C[i * m + j] : T(0);
+      for (int j = 0; j < K; ++j) w.R[i * k + m + j] = x[i * K + j];
+    }
+    dense_solve(m, w.B.data(), k, w.R.data(), pivoting, where);
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < m; ++j) w.cs[r * mm + i * m + j] = w.R[i * k + j];
+      for (int j = 0; j < K; ++j) x[i * K + j] = w.R[i * k + m + j];
+    }
+  }
+  for (index_t r = n - 2; r >= 0; --r) dense_minus_product(m, K, w.cs.data() + r * mm, X + (r + 1) * m * K, X + r * m * K);
+}
+
 template <class T, class Blocks, class Load, class Store>
 void reference_solve_lines(int m, const LineSet& L, const Blocks& blocks, const Load& load, const Store& store,
                            Pivoting pivoting = Pivoting::partial) {
   const index_t n = L.length(), lines = L.count();
   if (n == 0 || lines == 0) return;
-  const std::size_t mm = std::size_t(m) * m;
-  std::vector<T> cs(n * mm), ds(n * m), A(mm), B(mm), C(mm), P(mm), R(mm + m), x(m);
+  BlockThomasWork<T> work(m, 1, n);
+  std::vector<T> X(std::size_t(n) * m);
   for (index_t q = 0; q < lines; ++q) {
-    for (index_t r = 0; r < n; ++r) {
+    for (index_t r = 0; r < n; ++r) load(line_offset(L, q, r), 1, X.data() + r * m);
+    auto row = [&](index_t r, T* A, T* B, T* C) {
       const index_t o = line_offset(L, q, r);
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < m; ++j) blocks.entry(o, r, i, j, A[i * m + j], B[i * m + j], C[i * m + j]);
-      load(o, 1, x.data());
-      // P = B_r - A_r C*_{r-1};  R = [C_r | d_r - A_r d*_{r-1}].
-      const int k = m + 1;
-      P = B;
-      if (r > 0) dense_minus_product(m, m, A.data(), cs.data() + (r - 1) * mm, P.data());
-      for (int i = 0; i < m; ++i) {
-        for (int j = 0; j < m; ++j) R[i * k + j] = r + 1 < n ? C[i * m + j] : T(0);
-        T s = x[i];
-        if (r > 0)
-          for (int j = 0; j < m; ++j) s -= A[i * m + j] * ds[(r - 1) * m + j];
-        R[i * k + m] = s;
-      }
-      dense_solve(m, P.data(), k, R.data(), pivoting, "block Thomas (reference)");
-      for (int i = 0; i < m; ++i) {
-        for (int j = 0; j < m; ++j) cs[r * mm + i * m + j] = R[i * k + j];
-        ds[r * m + i] = R[i * k + m];
-      }
-    }
-    for (index_t r = n - 1; r >= 0; --r) {
-      for (int i = 0; i < m; ++i) {
-        T s = ds[r * m + i];
-        if (r + 1 < n)
-          for (int j = 0; j < m; ++j) s -= cs[r * mm + i * m + j] * ds[(r + 1) * m + j];
-        ds[r * m + i] = s;  // now x_r
-        x[i] = s;
-      }
-      store(line_offset(L, q, r), 1, x.data());
-    }
+    };
+    block_thomas(m, n, 1, row, X.data(), work, pivoting, "block Thomas (reference)");
+    for (index_t r = 0; r < n; ++r) store(line_offset(L, q, r), 1, X.data() + r * m);
   }
 }
 

@@ -11,6 +11,8 @@
 // OpenMP shares blocks of columns; inside a block G = 8 columns are scanned side by side, row
 // by row (Step 1A of the paper: "use a previously updated row to update the next row"), so the
 // eight dependency chains overlap and the compiler can vectorize across them.
+// A system split over processes (a Part, recurrence.hpp) is one more level of the same scheme:
+// each part carries its own columns, then adds the other parts' carries (part_carries).
 #include <algorithm>
 #include <vector>
 
@@ -39,8 +41,9 @@ class DivideConquer {
  public:
   static constexpr int G = 8;  // columns scanned side by side
 
-  DivideConquer(T* d, index_t m, Ends ends, index_t s)
-      : d_(d), m_(m), s_(std::max<index_t>(1, s)), ends_(ends) {
+  // d: the m elements of this process (all of them unless `part`).
+  DivideConquer(T* d, index_t m, Ends ends, index_t s, const Part* part = nullptr)
+      : d_(d), m_(m), s_(std::max<index_t>(1, s)), ends_(ends), part_(part), whole_m_(m) {
     r_ = (m_ + s_ - 1) / s_;
     full_groups_ = (m_ / s_) / G;
   }
@@ -56,8 +59,9 @@ class DivideConquer {
         if (u < full_groups_) column_sums<G>(u * G, S.data(), W.data(), b1.data());
         else column_sums<1>(full_groups_ * G + (u - full_groups_), S.data(), W.data(), b1.data());
       }
-#pragma omp single
+#pragma omp master
       carries(S, W);  // the two short sequential steps; S becomes c, W becomes e
+#pragma omp barrier  // (master, not single: the part exchange may call MPI, on the calling thread)
 #pragma omp for schedule(static)
       for (index_t u = 0; u < units; ++u) {
         if (u < full_groups_) finish<G>(u * G, S.data(), W.data(), b1.data(), b2.data());
@@ -150,6 +154,19 @@ class DivideConquer {
       e += yj;
     }
     total_ = double(e);  // z_0 = sum of all y, for the rank-one correction
+    if (part_) add_part_carries(double(c), double(e), S, W);
+  }
+
+  // The carries of the other parts added to this part's columns (part_carries, recurrence.hpp).
+  void add_part_carries(double sum_d, double sum_y, std::vector<C>& c, std::vector<C>& e) {
+    const PartCarries p = rec::part_carries(*part_, m_, sum_d, sum_y, Rev);
+    for (index_t j = 0; j < r_; ++j) {
+      c[j] += C(p.before);
+      e[j] += C(p.after_column(j * s_ + len(j), m_));
+    }
+    whole_m_ = p.whole_m;
+    offset_ = p.offset;
+    total_ = p.total;
   }
 
   // Pass 2 over columns j0 .. j0+K-1: Steps 1C and 2A in cache, then 2C, then the correction.
@@ -158,9 +175,8 @@ class DivideConquer {
     const index_t n = len(j0 + K - 1), o = j0 * s_;
     if constexpr (Comp) gather<K>(o, n, b1);
     const bool r1 = ends_.rank_one();
-    const double inv = 1.0 / double(m_ + 1);
     // Sherman-Morrison term of logical element i of column g (two fixed ends only)
-    auto corr = [&](int g, index_t i) { return r1 ? total_ * double(m_ - (o + g * s_ + i)) * inv : 0.0; };
+    auto corr = [&](int g, index_t i) { return r1 ? total_ * rank_one_weight(offset_ + o + g * s_ + i, whole_m_) : 0.0; };
     if constexpr (Comp) {  // b1, b2: hi and lo of the local prefix sums
       float ph[K] = {}, pl[K] = {}, qh[K] = {}, ql[K] = {};
       for (index_t i = 0; i < n; ++i) {
@@ -202,20 +218,22 @@ class DivideConquer {
   T* d_;
   index_t m_, s_, r_ = 0, full_groups_ = 0;
   Ends ends_;
+  const Part* part_;
+  index_t whole_m_, offset_ = 0;  // the whole system's length, this part's logical offset in it
   double total_ = 0;
 };
 
 namespace detail {
 template <class T, bool Rev>
-void dispatch(T* d, index_t m, Ends ends, Arithmetic a, index_t s) {
+void dispatch(T* d, index_t m, Ends ends, Arithmetic a, index_t s, const Part* part) {
   if constexpr (std::is_same_v<T, double>) {
     if (a != Arithmetic::float64) throw std::invalid_argument("divide-and-conquer: double storage needs arithmetic double");
-    DivideConquer<double, double, false, Rev>(d, m, ends, s).run();
+    DivideConquer<double, double, false, Rev>(d, m, ends, s, part).run();
   } else {
     switch (a) {
-      case Arithmetic::float32: DivideConquer<float, float, false, Rev>(d, m, ends, s).run(); break;
-      case Arithmetic::mixed: DivideConquer<float, double, false, Rev>(d, m, ends, s).run(); break;
-      case Arithmetic::compensated: DivideConquer<float, double, true, Rev>(d, m, ends, s).run(); break;
+      case Arithmetic::float32: DivideConquer<float, float, false, Rev>(d, m, ends, s, part).run(); break;
+      case Arithmetic::mixed: DivideConquer<float, double, false, Rev>(d, m, ends, s, part).run(); break;
+      case Arithmetic::compensated: DivideConquer<float, double, true, Rev>(d, m, ends, s, part).run(); break;
       default: throw std::invalid_argument("divide-and-conquer: float storage needs arithmetic float, mixed or compensated");
     }
   }
@@ -229,8 +247,18 @@ constexpr index_t default_column_length = 512;
 template <class T>
 void solve_divide_conquer(T* d, index_t m, Ends ends, Arithmetic a, index_t s = default_column_length) {
   check_ends(ends, m);
-  if (ends.prefix_first()) detail::dispatch<T, false>(d, m, ends, a, s);
-  else detail::dispatch<T, true>(d, m, ends, a, s);
+  if (ends.prefix_first()) detail::dispatch<T, false>(d, m, ends, a, s, nullptr);
+  else detail::dispatch<T, true>(d, m, ends, a, s, nullptr);
+}
+
+// The same for this process's `part` of a system split over processes (every process calls it;
+// d: its m elements, which may be none). `ends`: those of the whole system.
+template <class T>
+void solve_divide_conquer_part(T* d, index_t m, Ends ends, Arithmetic a, const Part& part,
+                               index_t s = default_column_length) {
+  if (ends.singular()) throw std::invalid_argument("both ends free (Neumann): the system is singular");
+  if (ends.prefix_first()) detail::dispatch<T, false>(d, m, ends, a, s, &part);
+  else detail::dispatch<T, true>(d, m, ends, a, s, &part);
 }
 
 }  // namespace tridsim::rec

@@ -95,6 +95,27 @@ struct DiffusionCoeffs {
   }
 };
 
+// The constant-coefficient rows of DiffusionCoeffs by row index alone, unfactored: the rows of a
+// line split over ranks (solvers/tridiagonal/distributed.hpp, cuda/distributed_cuda.cuh), where
+// each rank needs its own. load_row for the CPU solvers; stage and row, a generator, for the GPU's.
+template <class T>
+struct ConstantDiffusionRows {
+  T w_kappa;  // w * kappa
+  index_t n;  // line length
+  BoundaryKind lo, hi;
+  TRIDSIM_HOST_DEVICE T stage(index_t, index_t) const { return T(1); }
+  TRIDSIM_HOST_DEVICE void row(index_t r, T, T, T& a, T& b, T& c) const {
+    diffusion_row(r, n, w_kappa, lo == BoundaryKind::dirichlet, hi == BoundaryKind::dirichlet, T(1), T(1), a, b, c);
+  }
+  void load_row(index_t, index_t count, index_t r, T* A, T* B, T* C) const {
+    T a, b, c;
+    row(r, T(1), T(1), a, b, c);
+    std::fill(A, A + count, a);
+    std::fill(B, B + count, b);
+    std::fill(C, C + count, c);
+  }
+};
+
 // The constant-coefficient case of DiffusionCoeffs as one factored matrix.
 template <class T>
 UniformMatrix<T> uniform_diffusion_matrix(index_t n, T w_kappa, BoundaryKind lo, BoundaryKind hi) {

@@ -18,6 +18,8 @@
 //   last unknown:   ra x_0    + x_{m-1} + rc x_m     = rd
 // (a segment of length 1 gives one row, ra x_{-1} + x_0 + rc x_1 = rd), so the reduced system of
 // the whole line is tridiagonal with a unit diagonal.
+#include <vector>
+
 #include "core/host_device.hpp"
 #include "core/types.hpp"
 
@@ -28,74 +30,229 @@ struct ReducedRow {
   T a, c, d;  // the unit diagonal is implied
 };
 
-// Eliminates the interior of one segment (m >= 1). a, c and d are overwritten with the
-// coefficients that recover_segment needs (b is read only); writes the segment's reduced rows to
-// rows[0] (first unknown) and rows[1] (last unknown, when m >= 2). Returns how many it wrote.
+// This rank's rows of its local lines (a line split over ranks).
+struct Segment {
+  index_t first_row = 0;   // local index of the first owned row
+  index_t rows = 0;        // owned rows (at least 2)
+  index_t global_row = 0;  // index of first_row in the whole line
+};
+
+// Eliminates the interior of `lanes` segments of length m >= 1 side by side: element (i, l) of the
+// segments' rows at i * stride + l (stride >= lanes; lanes 1: one segment, rows i * stride). a, c
+// and d are overwritten with the coefficients that recover_segments needs (b is read only); writes
+// the reduced rows of lane l to rows[l] (first unknown) and rows[lanes + l] (last unknown, when
+// m >= 2). Returns how many rows each lane wrote.
 template <class T>
-TRIDSIM_HOST_DEVICE int reduce_segment(index_t m, index_t stride, T* a, const T* b, T* c, T* d,
-                                       ReducedRow<T>* rows) {
-  const auto at = [stride](index_t i) { return i * stride; };
+TRIDSIM_HOST_DEVICE int reduce_segments(index_t m, index_t stride, index_t lanes, T* a, const T* b, T* c, T* d,
+                                        ReducedRow<T>* rows) {
   if (m == 1) {
-    const T r = T(1) / b[0];
-    rows[0] = {a[0] * r, c[0] * r, d[0] * r};
+    for (index_t l = 0; l < lanes; ++l) {
+      const T r = T(1) / b[l];
+      rows[l] = {a[l] * r, c[l] * r, d[l] * r};
+    }
     return 1;
   }
   // Forward (i >= 1): row i becomes  a'_i x_0 + x_i + c'_i x_{i+1} = d'_i.
-  T r = T(1) / b[at(1)];
-  a[at(1)] *= r;
-  c[at(1)] *= r;
-  d[at(1)] *= r;
-  for (index_t i = 2; i < m; ++i) {
-    const index_t k = at(i), p = at(i - 1);
-    r = T(1) / (b[k] - a[k] * c[p]);
-    d[k] = (d[k] - a[k] * d[p]) * r;
-    a[k] = -a[k] * a[p] * r;
+  for (index_t l = 0; l < lanes; ++l) {
+    const index_t k = stride + l;
+    const T r = T(1) / b[k];
+    a[k] *= r;
     c[k] *= r;
+    d[k] *= r;
   }
-  const index_t last = at(m - 1);
-  rows[1] = {a[last], c[last], d[last]};
+  for (index_t i = 2; i < m; ++i)
+#pragma omp simd
+    for (index_t l = 0; l < lanes; ++l) {
+      const index_t k = i * stride + l, p = k - stride;
+      const T r = T(1) / (b[k] - a[k] * c[p]);
+      d[k] = (d[k] - a[k] * d[p]) * r;
+      a[k] = -a[k] * a[p] * r;
+      c[k] *= r;
+    }
+  for (index_t l = 0; l < lanes; ++l) {
+    const index_t last = (m - 1) * stride + l;
+    rows[lanes + l] = {a[last], c[last], d[last]};
+  }
   // Backward (m-2 >= i >= 1): x_i = d'_i - a'_i x_0 - c'_i x_{m-1}.
-  for (index_t i = m - 3; i >= 1; --i) {
-    const index_t k = at(i), n = at(i + 1);
-    d[k] -= c[k] * d[n];
-    a[k] -= c[k] * a[n];
-    c[k] = -c[k] * c[n];
-  }
+  for (index_t i = m - 3; i >= 1; --i)
+#pragma omp simd
+    for (index_t l = 0; l < lanes; ++l) {
+      const index_t k = i * stride + l, n = k + stride;
+      d[k] -= c[k] * d[n];
+      a[k] -= c[k] * a[n];
+      c[k] = -c[k] * c[n];
+    }
   // Row 0 with x_1 substituted (x_1 is the kept last unknown itself when m == 2).
-  const index_t one = at(1);
-  const T a1 = m > 2 ? a[one] : T(0), c1 = m > 2 ? c[one] : T(-1), d1 = m > 2 ? d[one] : T(0);
-  r = T(1) / (b[0] - c[0] * a1);
-  rows[0] = {a[0] * r, -c[0] * c1 * r, (d[0] - c[0] * d1) * r};
+  for (index_t l = 0; l < lanes; ++l) {
+    const index_t one = stride + l;
+    const T a1 = m > 2 ? a[one] : T(0), c1 = m > 2 ? c[one] : T(-1), d1 = m > 2 ? d[one] : T(0);
+    const T r = T(1) / (b[l] - c[l] * a1);
+    rows[l] = {a[l] * r, -c[l] * c1 * r, (d[l] - c[l] * d1) * r};
+  }
   return 2;
 }
 
-// Writes the segment's solution into d (overwritten by reduce_segment), given its first and last
-// unknowns from the reduced system.
+// One segment (rows at i * stride).
 template <class T>
-TRIDSIM_HOST_DEVICE void recover_segment(index_t m, index_t stride, const T* a, const T* c, T* d, T first,
-                                         T last) {
-  d[0] = first;
-  if (m == 1) return;
-  for (index_t i = 1; i + 1 < m; ++i) {
-    const index_t k = i * stride;
-    d[k] -= a[k] * first + c[k] * last;
-  }
-  d[(m - 1) * stride] = last;
+TRIDSIM_HOST_DEVICE int reduce_segment(index_t m, index_t stride, T* a, const T* b, T* c, T* d, ReducedRow<T>* rows) {
+  return reduce_segments(m, stride, index_t(1), a, b, c, d, rows);
 }
 
-// Solves a reduced system of `count` rows in line order (Thomas on the unit-diagonal rows);
-// x[j] receives the unknown of row j.
+// Writes the segments' solutions into d (overwritten by reduce_segments), given each lane's first
+// and last unknowns from the reduced system (first[l], last[l]).
+template <class T>
+TRIDSIM_HOST_DEVICE void recover_segments(index_t m, index_t stride, index_t lanes, const T* a, const T* c, T* d,
+                                          const T* first, const T* last) {
+  for (index_t l = 0; l < lanes; ++l) d[l] = first[l];
+  if (m == 1) return;
+  for (index_t i = 1; i + 1 < m; ++i)
+#pragma omp simd
+    for (index_t l = 0; l < lanes; ++l) {
+      const index_t k = i * stride + l;
+      d[k] -= a[k] * first[l] + c[k] * last[l];
+    }
+  for (index_t l = 0; l < lanes; ++l) d[(m - 1) * stride + l] = last[l];
+}
+
+template <class T>
+TRIDSIM_HOST_DEVICE void recover_segment(index_t m, index_t stride, const T* a, const T* c, T* d, T first, T last) {
+  recover_segments(m, stride, index_t(1), a, c, d, &first, &last);
+}
+
+// reduce_segments and recover_segments for segments whose rows are the same in every lane (a
+// constant-coefficient line): the coefficients' part of the elimination is done once here, so a
+// lane costs only its right-hand side's part. Built from the segment's rows (m >= 2; a, b, c are
+// read, element i at a[i]); reduce_segments's arithmetic, except that the backward sweep that
+// gives the first reduced row is unrolled into weights on the forward-eliminated rows.
+template <class T>
+struct FactoredSegment {
+  index_t m = 0;
+  std::vector<T> pivot;          // 1 / forward pivot of row i (i >= 1)
+  std::vector<T> a;              // row i's own a (forward elimination of d)
+  std::vector<T> c_forward;      // c'_i after the forward sweep (backward elimination of d)
+  std::vector<T> a_kept, c_kept;  // x_i = d_i - a_kept[i] x_0 - c_kept[i] x_{m-1} (recovery)
+  std::vector<T> weight;          // d''_1 = sum over i = 1 .. m-2 of weight[i] d'_i (the backward sweep unrolled)
+  T c0 = 0, pivot0 = 0;          // row 0 with x_1 substituted
+  ReducedRow<T> first{}, last{};  // the reduced rows' a and c (d = 0)
+
+  FactoredSegment(index_t rows, const T* ra, const T* rb, const T* rc)
+      : m(rows), pivot(rows), a(ra, ra + rows), c_forward(rows), a_kept(rows), c_kept(rows) {
+    std::vector<T> aa(ra, ra + rows), cc(rc, rc + rows);
+    // Forward, as reduce_segments does it, keeping each row's pivot and c'.
+    pivot[1] = T(1) / rb[1];
+    aa[1] *= pivot[1];
+    cc[1] *= pivot[1];
+    for (index_t i = 2; i < m; ++i) {
+      pivot[i] = T(1) / (rb[i] - aa[i] * cc[i - 1]);
+      aa[i] = -aa[i] * aa[i - 1] * pivot[i];
+      cc[i] *= pivot[i];
+    }
+    for (index_t i = 1; i < m; ++i) c_forward[i] = cc[i];
+    weight.assign(m, T(0));  // (products of |c'| < 1 shrink: a far row's weight underflows to 0)
+    for (index_t i = 1; i + 1 < m; ++i) weight[i] = i == 1 ? T(1) : -cc[i - 1] * weight[i - 1];
+    last = {aa[m - 1], cc[m - 1], T(0)};
+    for (index_t i = m - 3; i >= 1; --i) {
+      aa[i] -= cc[i] * aa[i + 1];
+      cc[i] = -cc[i] * cc[i + 1];
+    }
+    a_kept = aa;
+    c_kept = cc;
+    const T a1 = m > 2 ? aa[1] : T(0), c1 = m > 2 ? cc[1] : T(-1);
+    c0 = rc[0];
+    pivot0 = T(1) / (rb[0] - rc[0] * a1);
+    first = {ra[0] * pivot0, -rc[0] * c1 * pivot0, T(0)};
+  }
+
+  // The right-hand side's part, row by row on `lanes` lanes (so it fuses with loading and
+  // storing rows): forward_row for i = 0 .. m-1, then either accumulate_row (each row, after its
+  // forward_row) and reduced_d_from (the reduced rows' d) or, with the reduced system's x_0 and
+  // x_{m-1} per lane, recover_row for i = m-2 .. 1, which writes the interior's solution (its
+  // backward sweep fused with recover_segments).
+  void forward_row(index_t i, index_t lanes, T* cur, const T* prev) const {
+    if (i == 0) return;
+    const T ai = i >= 2 ? a[i] : T(0), pi = pivot[i];
+#pragma omp simd
+    for (index_t l = 0; l < lanes; ++l) cur[l] = (cur[l] - ai * prev[l]) * pi;
+  }
+  // acc (zero before row 1) gathers d''_1; the reduced rows' d from row 0's right-hand side d0,
+  // the accumulated d''_1 and the last row's d'.
+  void accumulate_row(index_t i, index_t lanes, const T* cur, T* acc) const {
+    if (i < 1 || i + 1 >= m) return;
+    const T wi = weight[i];
+#pragma omp simd
+    for (index_t l = 0; l < lanes; ++l) acc[l] += wi * cur[l];
+  }
+  void reduced_d_from(index_t lanes, const T* d0, const T* acc, const T* d_last, T* first_d, T* last_d) const {
+#pragma omp simd
+    for (index_t l = 0; l < lanes; ++l) {
+      first_d[l] = (d0[l] - c0 * acc[l]) * pivot0;
+      last_d[l] = d_last[l];
+    }
+  }
+  // next[l]: d''_{i+1} of lane l, updated to d''_i (not read when i == m-2).
+  void recover_row(index_t i, index_t lanes, T* cur, T* next, const T* x_first, const T* x_last) const {
+    const T ci = c_forward[i], ak = a_kept[i], ck = c_kept[i];
+    if (i == m - 2) {
+#pragma omp simd
+      for (index_t l = 0; l < lanes; ++l) next[l] = cur[l];
+    } else {
+#pragma omp simd
+      for (index_t l = 0; l < lanes; ++l) next[l] = cur[l] - ci * next[l];
+    }
+#pragma omp simd
+    for (index_t l = 0; l < lanes; ++l) cur[l] = next[l] - ak * x_first[l] - ck * x_last[l];
+  }
+
+  // The whole segment at once: reduce_segments's d part (the reduced rows' d in first_d, last_d),
+  // and the solution given x_0 and x_{m-1} per lane (element (i, l) at i * stride + l).
+  void reduce(index_t stride, index_t lanes, T* d, T* first_d, T* last_d) const {
+    T acc[512 / sizeof(T)] = {};  // lanes <= 512 bytes' worth (a tile of batched.hpp)
+    for (index_t i = 1; i < m; ++i) {
+      forward_row(i, lanes, d + i * stride, d + (i - 1) * stride);
+      accumulate_row(i, lanes, d + i * stride, acc);
+    }
+    reduced_d_from(lanes, d, acc, d + (m - 1) * stride, first_d, last_d);
+  }
+  void solve(index_t stride, index_t lanes, T* d, const T* x_first, const T* x_last) const {
+    T next[512 / sizeof(T)];
+    for (index_t i = 1; i < m; ++i) forward_row(i, lanes, d + i * stride, d + (i - 1) * stride);
+    for (index_t i = m - 2; i >= 1; --i) recover_row(i, lanes, d + i * stride, next, x_first, x_last);
+    for (index_t l = 0; l < lanes; ++l) {
+      d[l] = x_first[l];
+      d[(m - 1) * stride + l] = x_last[l];
+    }
+  }
+};
+
+// Solves `lanes` reduced systems of `count` rows each side by side, in line order (Thomas on the
+// unit-diagonal rows): row(j, l) gives row j of system l, cp(j, l) and x(j, l) are work and
+// result (references), so the rows and unknowns may lie at any stride (the GPU's: one line per
+// thread, lines adjacent); the lanes' recurrences are independent, so they overlap.
+template <class T, class RowAt, class CpAt, class XAt>
+TRIDSIM_HOST_DEVICE void solve_reduced_at(index_t count, index_t lanes, const RowAt& row, const CpAt& cp, const XAt& x) {
+  if (count <= 0) return;
+  for (index_t l = 0; l < lanes; ++l) {
+    const ReducedRow<T> r0 = row(0, l);
+    cp(0, l) = r0.c;
+    x(0, l) = r0.d;
+  }
+  for (index_t j = 1; j < count; ++j)
+    for (index_t l = 0; l < lanes; ++l) {
+      const ReducedRow<T> rj = row(j, l);
+      const T r = T(1) / (T(1) - rj.a * cp(j - 1, l));
+      cp(j, l) = rj.c * r;
+      x(j, l) = (rj.d - rj.a * x(j - 1, l)) * r;
+    }
+  for (index_t j = count - 2; j >= 0; --j)
+    for (index_t l = 0; l < lanes; ++l) x(j, l) -= cp(j, l) * x(j + 1, l);
+}
+
+// One system on contiguous arrays; x[j] receives the unknown of row j.
 template <class T>
 TRIDSIM_HOST_DEVICE void solve_reduced(index_t count, const ReducedRow<T>* rows, T* cp, T* x) {
-  if (count <= 0) return;
-  cp[0] = rows[0].c;
-  x[0] = rows[0].d;
-  for (index_t j = 1; j < count; ++j) {
-    const T r = T(1) / (T(1) - rows[j].a * cp[j - 1]);
-    cp[j] = rows[j].c * r;
-    x[j] = (rows[j].d - rows[j].a * x[j - 1]) * r;
-  }
-  for (index_t j = count - 2; j >= 0; --j) x[j] -= cp[j] * x[j + 1];
+  solve_reduced_at<T>(
+      count, 1, [rows](index_t j, index_t) { return rows[j]; }, [cp](index_t j, index_t) -> T& { return cp[j]; },
+      [x](index_t j, index_t) -> T& { return x[j]; });
 }
 
 }  // namespace tridsim::tridiag

@@ -7,7 +7,9 @@
 //     exact solution: discretization error is O(h^2) ~ 1e-13, rounding O(n eps) at most), and
 //     compensated float at least 10x more accurate than mixed;
 //  4. the discretization (physics/bvp) with Dirichlet/Neumann ends: second order against exact
-//     solutions, and the singular Neumann-Neumann case rejected.
+//     solutions, and the singular Neumann-Neumann case rejected;
+//  5. a system split into parts (threads standing in for ranks, including empty parts) against
+//     the same reference, in double and in compensated float.
 // Tolerances for 1 and 2: the solvers only add (prefix and suffix sums), so the error relative
 // to max|u| is at most ~ 2 m eps (each u_i is a sum of at most 2m rounded terms of size <= max|u|)
 // plus the Sherman-Morrison term; we allow 4 m eps (double: eps = 1.1e-16; float 6e-8).
@@ -15,8 +17,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <barrier>
 #include <cmath>
+#include <mutex>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "physics/bvp/discretization.hpp"
@@ -79,6 +84,48 @@ TEST_CASE("sequential and divide-and-conquer (double) agree with Thomas in long 
         rec::solve_divide_conquer(u.data(), m, e, rec::Arithmetic::float64, s);
         CHECK_MESSAGE(max_rel_error(ref, u) < tol, "divide-and-conquer m=" << m << " s=" << s << " ends " << int(e.first)
                                                                             << int(e.last));
+      }
+    }
+}
+
+// The system split at `cuts` (part q: elements cuts[q] .. cuts[q+1]-1), each part solved by its own
+// thread, the exchange an all-gather through shared memory.
+template <class T>
+std::vector<T> solve_in_parts(const std::vector<double>& d, rec::Ends e, rec::Arithmetic a, index_t s,
+                              const std::vector<index_t>& cuts) {
+  const std::size_t P = cuts.size() - 1;
+  std::vector<T> u(d.begin(), d.end());
+  std::vector<rec::PartSums> all(P);
+  std::barrier sync(std::ptrdiff_t(P), []() noexcept {});
+  std::vector<std::thread> parts;
+  for (std::size_t q = 0; q < P; ++q)
+    parts.emplace_back([&, q] {
+      rec::Part part{cuts[q], [&](const rec::PartSums& mine) {
+                       all[q] = mine;
+                       sync.arrive_and_wait();
+                       auto every = all;
+                       sync.arrive_and_wait();
+                       return every;
+                     }};
+      rec::solve_divide_conquer_part(u.data() + cuts[q], cuts[q + 1] - cuts[q], e, a, part, s);
+    });
+  for (auto& t : parts) t.join();
+  return u;
+}
+
+TEST_CASE("a system split into parts gives the whole system's solution") {
+  for (const auto e : kEnds)
+    for (const auto& cuts : std::vector<std::vector<index_t>>{
+             {0, 1, 2}, {0, 5, 7}, {0, 3, 3, 97}, {0, 0, 40, 97}, {0, 1000, 2051, 4099}, {0, 17, 999, 3001, 4099}}) {
+      const index_t m = cuts.back();
+      const auto d = random_rhs(m, 11u + unsigned(m));
+      const auto ref = reference(d, e);
+      for (const index_t s : {index_t(1), index_t(7), index_t(64)}) {
+        const auto u = solve_in_parts<double>(d, e, rec::Arithmetic::float64, s, cuts);
+        CHECK_MESSAGE(max_rel_error(ref, u) < 4.0 * double(m + 2) * 1.1e-16,
+                      "double m=" << m << " parts " << cuts.size() - 1 << " s=" << s << " ends " << int(e.first) << int(e.last));
+        const auto v = solve_in_parts<float>(d, e, rec::Arithmetic::compensated, s, cuts);
+        CHECK_MESSAGE(max_rel_error(ref, v) < 4.0 * double(m + 2) * 6e-8, "compensated m=" << m << " s=" << s);
       }
     }
 }

@@ -99,10 +99,27 @@ __global__ void column_totals(const C* c, C* w, long long r, long long m, int S)
   if (j < r) w[j] += C(min((long long)S, m - j * S)) * c[j];
 }
 
+// A part of a split system: the other parts' carries added to c_j and e_j (part_carries).
+template <class C>
+__global__ void add_part_carries(C* c, C* e, long long r, long long m, int S, PartCarries p) {
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= r) return;
+  c[j] = C(double(c[j]) + p.before);
+  e[j] = C(double(e[j]) + p.after_column(min((j + 1) * S, m), m));
+}
+
+// The rank-one term's z_0, the whole system's length and this array's logical offset in it, when
+// the array is a part of a split system (given); else z_0 = e_0 + Y_0 on the device, this array alone.
+struct Whole {
+  bool given = false;
+  double total = 0;
+  long long m = 0, offset = 0;
+};
+
 // Steps 1C, 2A, 2C per column in registers, then the Sherman-Morrison term for two fixed ends.
 template <class T, class C, bool Cp>
 __global__ void __launch_bounds__(kThreads) finish(T* __restrict__ d, Map at, long long r, const C* c, const C* e,
-                                                   const C* y, bool rank_one) {
+                                                   const C* y, bool rank_one, Whole whole) {
   constexpr int S = kCol<T>;
   __shared__ T sh[kThreads * S];
   const long long base = (long long)blockIdx.x * kThreads * S;
@@ -112,9 +129,10 @@ __global__ void __launch_bounds__(kThreads) finish(T* __restrict__ d, Map at, lo
   if (col < r) {
     const int len = int(min((long long)S, at.m - col * S));
     T* x = sh + threadIdx.x * S;
-    const double total = rank_one ? double(e[0]) + double(y[0]) : 0.0, inv = 1.0 / double(at.m + 1);
+    const double total = !rank_one ? 0.0 : whole.given ? whole.total : double(e[0]) + double(y[0]);
+    const long long m_all = whole.given ? whole.m : at.m, offset = whole.given ? whole.offset : 0;
     auto put = [&](int i, double v) {
-      if (rank_one) v -= total * double(at.m - (col * S + i)) * inv;
+      if (rank_one) v -= total * rank_one_weight(offset + col * S + i, m_all);
       x[i] = T(v);
     };
     if constexpr (Cp) {
@@ -217,7 +235,7 @@ struct GpuSolver<T>::Impl {
   }
 
   template <class C, bool Cp>
-  double run(T* d, index_t m, Ends ends) {
+  double run(T* d, index_t m, Ends ends, const Part* part) {
     constexpr int S = kCol<T>;
     const long long r = (m + S - 1) / S;
     if (r > (1LL << 31) - 1) throw std::invalid_argument("GpuSolver: too many columns for one scan");
@@ -229,8 +247,9 @@ struct GpuSolver<T>::Impl {
     const Map at{m, !ends.prefix_first()};
     const unsigned blocks = unsigned((r + kThreads - 1) / kThreads);
     TRIDSIM_CK(cudaEventRecord(start));
-    column_sums<T, C, Cp><<<blocks, kThreads>>>(d, at, r, sum, y);
+    if (r > 0) column_sums<T, C, Cp><<<blocks, kThreads>>>(d, at, r, sum, y);
     TRIDSIM_CK(cudaGetLastError());
+    Whole whole;
     if (carries == Carries::device) {  // 1B and 2B as parallel scans on the device
       std::size_t bytes = temp_bytes;
       TRIDSIM_CK(cub::DeviceScan::ExclusiveSum(temp, bytes, sum, c, int(r)));
@@ -239,22 +258,44 @@ struct GpuSolver<T>::Impl {
       bytes = temp_bytes;
       TRIDSIM_CK(cub::DeviceScan::ExclusiveSum(temp, bytes, thrust::make_reverse_iterator(y + r),
                                                thrust::make_reverse_iterator(e + r), int(r)));
+      if (part) {  // the part's sums of d and y (4 numbers from the device), the other parts' carries added
+        C last[2] = {}, first[2] = {};
+        if (r > 0) {
+          TRIDSIM_CK(cudaMemcpy(last, c + r - 1, sizeof(C), cudaMemcpyDeviceToHost));
+          TRIDSIM_CK(cudaMemcpy(last + 1, sum + r - 1, sizeof(C), cudaMemcpyDeviceToHost));
+          TRIDSIM_CK(cudaMemcpy(first, e, sizeof(C), cudaMemcpyDeviceToHost));
+          TRIDSIM_CK(cudaMemcpy(first + 1, y, sizeof(C), cudaMemcpyDeviceToHost));
+        }
+        const PartCarries p = part_carries(*part, m, double(last[0]) + double(last[1]),
+                                           double(first[0]) + double(first[1]), !ends.prefix_first());
+        if (r > 0) add_part_carries<C><<<unsigned((r + 255) / 256), 256>>>(c, e, r, m, S, p);
+        TRIDSIM_CK(cudaGetLastError());
+        whole = {true, p.total, p.whole_m, p.offset};
+      }
     } else {  // the paper's hybrid: the two sequential carries on the host, in double
       std::vector<C> hs(r), hw(r);
       TRIDSIM_CK(cudaMemcpy(hs.data(), sum, r * sizeof(C), cudaMemcpyDeviceToHost));
       TRIDSIM_CK(cudaMemcpy(hw.data(), y, r * sizeof(C), cudaMemcpyDeviceToHost));
       double* hc = host;
       double* he = host + r;
-      double acc = 0;
+      auto len = [&](long long j) { return std::min<long long>(S, m - j * S); };
+      double sum_d = 0, sum_y = 0;
       for (long long j = 0; j < r; ++j) {
-        hc[j] = acc;
-        acc += double(hs[j]);
-        hw[j] = C(double(hw[j]) + double(std::min<long long>(S, m - j * S)) * hc[j]);
+        hc[j] = sum_d;
+        sum_d += double(hs[j]);
+        hw[j] = C(double(hw[j]) + double(len(j)) * hc[j]);
       }
-      acc = 0;
       for (long long j = r - 1; j >= 0; --j) {
-        he[j] = acc;
-        acc += double(hw[j]);
+        he[j] = sum_y;
+        sum_y += double(hw[j]);
+      }
+      if (part) {  // the other parts' carries
+        const PartCarries p = part_carries(*part, m, sum_d, sum_y, !ends.prefix_first());
+        for (long long j = 0; j < r; ++j) {
+          hc[j] += p.before;
+          he[j] += p.after_column(j * S + len(j), m);
+        }
+        whole = {true, p.total, p.whole_m, p.offset};
       }
       for (long long j = 0; j < r; ++j) hs[j] = C(hc[j]);
       TRIDSIM_CK(cudaMemcpy(c, hs.data(), r * sizeof(C), cudaMemcpyHostToDevice));
@@ -262,7 +303,7 @@ struct GpuSolver<T>::Impl {
       TRIDSIM_CK(cudaMemcpy(e, hs.data(), r * sizeof(C), cudaMemcpyHostToDevice));
       TRIDSIM_CK(cudaMemcpy(y, hw.data(), r * sizeof(C), cudaMemcpyHostToDevice));
     }
-    finish<T, C, Cp><<<blocks, kThreads>>>(d, at, r, c, e, y, ends.rank_one());
+    if (r > 0) finish<T, C, Cp><<<blocks, kThreads>>>(d, at, r, c, e, y, ends.rank_one(), whole);
     TRIDSIM_CK(cudaGetLastError());
     TRIDSIM_CK(cudaEventRecord(stop));
     TRIDSIM_CK(cudaEventSynchronize(stop));
@@ -287,29 +328,33 @@ int GpuSolver<T>::column_length() {
 }
 
 template <class T>
-double GpuSolver<T>::solve_device(T* d, index_t m, Ends ends) {
-  check_ends(ends, m);
+double GpuSolver<T>::solve_device(T* d, index_t m, Ends ends, const Part* part) {
+  if (part) {
+    if (ends.singular()) throw std::invalid_argument("both ends free (Neumann): the system is singular");
+  } else {
+    check_ends(ends, m);
+  }
   if constexpr (std::is_same_v<T, double>) {
-    return impl_->template run<double, false>(d, m, ends);
+    return impl_->template run<double, false>(d, m, ends, part);
   } else {
     switch (impl_->arithmetic) {
-      case Arithmetic::float32: return impl_->template run<float, false>(d, m, ends);
-      case Arithmetic::mixed: return impl_->template run<double, false>(d, m, ends);
-      default: return impl_->template run<double, true>(d, m, ends);
+      case Arithmetic::float32: return impl_->template run<float, false>(d, m, ends, part);
+      case Arithmetic::mixed: return impl_->template run<double, false>(d, m, ends, part);
+      default: return impl_->template run<double, true>(d, m, ends, part);
     }
   }
 }
 
 template <class T>
-double GpuSolver<T>::solve_host(T* d_host, index_t m, Ends ends) {
+double GpuSolver<T>::solve_host(T* d_host, index_t m, Ends ends, const Part* part) {
   T* dev = nullptr;
-  TRIDSIM_CK(cudaMalloc(&dev, std::size_t(m) * sizeof(T)));
+  TRIDSIM_CK(cudaMalloc(&dev, std::max<std::size_t>(1, std::size_t(m)) * sizeof(T)));
   struct Free {
     T* p;
     ~Free() { cudaFree(p); }
   } guard{dev};
   TRIDSIM_CK(cudaMemcpy(dev, d_host, std::size_t(m) * sizeof(T), cudaMemcpyHostToDevice));
-  const double s = solve_device(dev, m, ends);
+  const double s = solve_device(dev, m, ends, part);
   TRIDSIM_CK(cudaMemcpy(d_host, dev, std::size_t(m) * sizeof(T), cudaMemcpyDeviceToHost));
   return s;
 }

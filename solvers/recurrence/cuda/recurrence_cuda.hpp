@@ -32,9 +32,12 @@ class GpuSolver {
 
   // Solve in place on the device: d_device holds m elements (device memory). Returns the
   // device time of the solve in seconds (CUDA events, workspace already allocated excluded).
-  double solve_device(T* d_device, index_t m, Ends ends);
+  // With `part`, d is this process's part of a system split over processes (recurrence.hpp): its
+  // sums of d and y go to the parts' exchange on the host, and the other parts' carries are added
+  // to its own (every process calls it; m may be 0).
+  double solve_device(T* d_device, index_t m, Ends ends, const Part* part = nullptr);
   // Convenience: copy host d to the device, solve, copy back (returns the device solve time).
-  double solve_host(T* d_host, index_t m, Ends ends);
+  double solve_host(T* d_host, index_t m, Ends ends, const Part* part = nullptr);
   // Elements per thread column.
   static int column_length();
 

@@ -200,6 +200,21 @@ int tile_lines(index_t n, const detail::Limits& lim) {
 
 // ---- thomas-naive: one thread per line, d' and c' in global scratch ---------------------------
 
+// Row r (element o) of a line read by one thread in order: arrays, or a generator's row from the
+// staged value of the row before (`left`, updated to this row's).
+template <class T, class Rows>
+__device__ __forceinline__ void row_from_global(const Rows& rows, index_t o, index_t r, T& left, T& A, T& B, T& C) {
+  if constexpr (is_array_rows_v<Rows>) {
+    A = r > 0 ? rows.a[o] : T(0);
+    B = rows.b[o];
+    C = rows.c[o];
+  } else {
+    const T right = rows.stage(o, r);
+    rows.row(r, left, right, A, B, C);
+    left = right;
+  }
+}
+
 template <class T, class Rows, class Load, class Store>
 __global__ void thomas_global(Geometry g, Rows rows, Load load, Store store, T* __restrict__ dscr,
                               T* __restrict__ cscr) {
@@ -216,15 +231,7 @@ __global__ void thomas_global(Geometry g, Rows rows, Load load, Store store, T* 
       prev = (rhs - __ldg(rows.a + r) * prev) * __ldg(rows.m + r);
     } else {
       T A, B, C;
-      if constexpr (is_array_rows_v<Rows>) {
-        A = r > 0 ? rows.a[o] : T(0);
-        B = rows.b[o];
-        C = rows.c[o];
-      } else {
-        const T right = rows.stage(o, r);
-        rows.row(r, left, right, A, B, C);
-        left = right;
-      }
+      row_from_global<T>(rows, o, r, left, A, B, C);
       const T inv = detail::reciprocal(B - A * cprev);
       cprev = r + 1 < n ? C * inv : T(0);
       cscr[at(r)] = cprev;

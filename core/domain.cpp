@@ -1,0 +1,387 @@
+#include "core/domain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+#include "core/errors.hpp"
+#include "tridsim_build_info.hpp"
+
+#if TRIDSIM_HAVE_MPI
+#include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
+
+namespace tridsim {
+
+namespace {
+using clock_type = std::chrono::steady_clock;
+double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+// Rank of process-grid coordinates (x-fastest).
+int rank_of(const std::array<int, 3>& ranks, const std::array<int, 3>& c) { return c[0] + ranks[0] * (c[1] + ranks[1] * c[2]); }
+std::array<int, 3> coords_of(const std::array<int, 3>& ranks, int r) {
+  return {r % ranks[0], (r / ranks[0]) % ranks[1], r / (ranks[0] * ranks[1])};
+}
+
+// The owned nodes of a local array into a dense owned box (x-fastest, `components` per node), and
+// an owned box into its place in an array over the whole grid.
+template <class T>
+void pack_owned(const Decomposition& d, int components, const T* local, T* box) {
+  const Grid l = d.local();
+  const auto& s = d.axes;
+  const index_t run = components * s[0].owned;
+  for (index_t k = 0; k < s[2].owned; ++k)
+    for (index_t j = 0; j < s[1].owned; ++j)
+      std::memcpy(box + run * (j + s[1].owned * k),
+                  local + components * l.index(s[0].halo_lo, j + s[1].halo_lo, k + s[2].halo_lo), sizeof(T) * run);
+}
+template <class T>
+void unpack_box(const Decomposition& d, int components, const T* box, T* global) {
+  const auto& s = d.axes;
+  const index_t run = components * s[0].owned;
+  for (index_t k = 0; k < s[2].owned; ++k)
+    for (index_t j = 0; j < s[1].owned; ++j)
+      std::memcpy(global + components * d.global.index(s[0].first, j + s[1].first, k + s[2].first),
+                  box + run * (j + s[1].owned * k), sizeof(T) * run);
+}
+index_t owned_nodes(const Decomposition& d) { return d.axes[0].owned * d.axes[1].owned * d.axes[2].owned; }
+}  // namespace
+
+#if TRIDSIM_HAVE_MPI
+
+namespace {
+bool g_we_initialized = false;
+bool started_by_mpirun() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+bool mpi_running() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+template <class T>
+MPI_Datatype mpi_type() {
+  return sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+}
+}  // namespace
+
+void init_processes(int* argc, char*** argv) {
+  if (mpi_running() || !started_by_mpirun()) return;  // a plain start is one process: no MPI needed
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  g_we_initialized = true;
+}
+void finish_processes() {
+  if (g_we_initialized && mpi_running()) MPI_Finalize();
+}
+void abort_processes(int code) {
+  if (mpi_running() && world_size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+}
+int world_size() {
+  int n = 1;
+  if (mpi_running()) MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+int world_rank() {
+  int r = 0;
+  if (mpi_running()) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int host_rank() {
+  if (!mpi_running()) return 0;
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int r = 0;
+  MPI_Comm_rank(host, &r);
+  MPI_Comm_free(&host);
+  return r;
+}
+bool mpi_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return mpi_running() && MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+std::string gpu_transport() {
+  if (!mpi_running()) return "chosen under mpirun: CUDA-aware MPI from device memory, else staged through pinned host memory";
+  return mpi_cuda_aware() ? "CUDA-aware MPI from device memory" : "staged through pinned host memory";
+}
+std::string mpi_description() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  std::string v(version, std::min<int>(len, MPI_MAX_LIBRARY_VERSION_STRING));
+  if (const auto cut = v.find_first_of(",\n"); cut != std::string::npos) v.resize(cut);
+  return fmt::format("{} (MPI {}.{}), CUDA-aware: {}", v, MPI_VERSION, MPI_SUBVERSION,
+                     mpi_running() ? (mpi_cuda_aware() ? "yes" : "no") : "known under mpirun");
+}
+
+struct LineComm::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<MPI_Request> requests;
+  ~Impl() {
+    if (comm != MPI_COMM_NULL && mpi_running()) MPI_Comm_free(&comm);
+  }
+};
+
+int LineComm::start_allgather(const void* send, void* recv, std::size_t bytes) {
+  if (bytes > std::size_t(INT_MAX)) throw Error("distributed line solve: a batch of reduced rows exceeds 2 GB");
+  if (size_ == 1) {
+    std::memcpy(recv, send, bytes);
+    return -1;
+  }
+  MPI_Request r;
+  MPI_Iallgather(send, int(bytes), MPI_BYTE, recv, int(bytes), MPI_BYTE, impl_->comm, &r);
+  bytes_sent_ += bytes * std::size_t(size_ - 1);
+  impl_->requests.push_back(r);
+  return int(impl_->requests.size()) - 1;
+}
+
+void LineComm::wait(int request) {
+  if (request < 0) return;
+  const auto t0 = clock_type::now();
+  MPI_Wait(&impl_->requests[request], MPI_STATUS_IGNORE);
+  seconds_ += since(t0);
+  if (request + 1 == int(impl_->requests.size())) {  // drop finished requests from the back
+    while (!impl_->requests.empty() && impl_->requests.back() == MPI_REQUEST_NULL) impl_->requests.pop_back();
+  }
+}
+
+void LineComm::progress(int request) {
+  if (request < 0 || impl_->requests[request] == MPI_REQUEST_NULL) return;
+  int done = 0;
+  MPI_Test(&impl_->requests[request], &done, MPI_STATUS_IGNORE);
+}
+
+struct Domain::Impl {
+  // Persistent halo requests per local array (address, components, element size).
+  std::map<std::tuple<const void*, int, int>, std::vector<MPI_Request>> halos;
+  std::vector<MPI_Datatype> types;
+  std::map<std::tuple<const void*, int, int>, std::size_t> halo_plane_bytes;  // sent per exchange
+  std::array<std::array<int, 2>, 3> neighbour{};  // rank below / above along each axis (-1: none)
+  double halo_seconds = 0;
+  std::size_t halo_bytes = 0;
+  ~Impl() {
+    if (!mpi_running()) return;
+    for (auto& [key, reqs] : halos)
+      for (auto& r : reqs) MPI_Request_free(&r);
+    for (auto& t : types) MPI_Type_free(&t);
+  }
+};
+
+Domain::Domain(const Grid& g, std::array<int, 3> ranks) : impl_(std::make_unique<Impl>()) {
+  size_ = world_size();
+  rank_ = world_rank();
+  if (ranks == std::array<int, 3>{0, 0, 0}) {
+    ranks = balanced_process_grid(g, size_);
+    if (ranks[0] == 0)
+      throw Error(fmt::format("{} ranks cannot split this grid: each rank needs at least 2 nodes along every split "
+                              "axis (fewer ranks, or a larger grid)",
+                              size_));
+  }
+  if (ranks[0] * ranks[1] * ranks[2] != size_)
+    throw Error(fmt::format("the process grid [{}, {}, {}] has {} ranks; the run has {} (mpirun -np {})", ranks[0],
+                            ranks[1], ranks[2], ranks[0] * ranks[1] * ranks[2], size_, size_));
+  if (const std::string why = process_grid_problem(g, ranks); !why.empty())
+    throw Error(fmt::format("process grid [{}, {}, {}]: {}", ranks[0], ranks[1], ranks[2], why));
+  d_ = decompose(g, ranks, coords_of(ranks, rank_));
+  for (int a = 0; a < 3; ++a) {
+    lines_[a] = std::make_unique<LineComm>();
+    for (int side = 0; side < 2; ++side) {
+      auto c = d_.coords;
+      c[a] += side ? 1 : -1;
+      impl_->neighbour[a][side] = c[a] >= 0 && c[a] < ranks[a] ? rank_of(ranks, c) : -1;
+    }
+    if (!d_.split(a)) continue;
+    // The ranks that share this rank's lines along a: the same coordinates on the other axes.
+    auto c = d_.coords;
+    c[a] = 0;
+    MPI_Comm_split(MPI_COMM_WORLD, rank_of(ranks, c), d_.coords[a], &lines_[a]->impl_->comm);
+    lines_[a]->size_ = ranks[a];
+    lines_[a]->rank_ = d_.coords[a];
+  }
+}
+
+template <class T>
+void Domain::exchange_halos(T* local, int components) const {
+  if (!distributed()) return;
+  const auto t0 = clock_type::now();
+  const auto key = std::make_tuple(static_cast<const void*>(local), components, int(sizeof(T)));
+  auto it = impl_->halos.find(key);
+  if (it == impl_->halos.end()) {
+    // One plane per neighbour each way, as subarrays of the local array (C order: z slowest).
+    const Grid l = d_.local();
+    const int sizes[3] = {int(l.n[2]), int(l.n[1]), int(l.n[0] * components)};
+    std::vector<MPI_Request> reqs;
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        const int nb = impl_->neighbour[a][side];
+        if (nb < 0) continue;
+        const int c = 2 - a, unit = a == 0 ? components : 1;
+        int sub[3] = {sizes[0], sizes[1], sizes[2]};
+        sub[c] = unit;
+        const index_t send_at = side ? l.n[a] - 2 : 1, recv_at = side ? l.n[a] - 1 : 0;
+        MPI_Datatype plane[2];
+        for (int k = 0; k < 2; ++k) {
+          int start[3] = {0, 0, 0};
+          start[c] = int((k ? recv_at : send_at) * unit);
+          MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, mpi_type<T>(), &plane[k]);
+          MPI_Type_commit(&plane[k]);
+          impl_->types.push_back(plane[k]);
+        }
+        MPI_Request r[2];
+        MPI_Send_init(local, 1, plane[0], nb, 2 * a + side, MPI_COMM_WORLD, &r[0]);
+        MPI_Recv_init(local, 1, plane[1], nb, 2 * a + 1 - side, MPI_COMM_WORLD, &r[1]);
+        reqs.insert(reqs.end(), r, r + 2);
+        impl_->halo_plane_bytes[key] += std::size_t(sub[0]) * sub[1] * sub[2] * sizeof(T);
+      }
+    it = impl_->halos.emplace(key, std::move(reqs)).first;
+  }
+  MPI_Startall(int(it->second.size()), it->second.data());
+  MPI_Waitall(int(it->second.size()), it->second.data(), MPI_STATUSES_IGNORE);
+  impl_->halo_bytes += impl_->halo_plane_bytes[key];
+  impl_->halo_seconds += since(t0);
+}
+
+template <class T>
+void Domain::gather(const T* local, T* global, int components) const {
+  const index_t count = components * owned_nodes(d_);
+  if (!distributed()) {
+    std::memcpy(global, local, sizeof(T) * count);
+    return;
+  }
+  if (count > INT_MAX) throw Error("gathering a field: one rank's part exceeds 2^31 values");
+  std::vector<T> box(count);
+  pack_owned(d_, components, local, box.data());
+  if (rank_ != 0) {
+    MPI_Send(box.data(), int(count), mpi_type<T>(), 0, 100, MPI_COMM_WORLD);
+    return;
+  }
+  unpack_box(d_, components, box.data(), global);
+  for (int r = 1; r < size_; ++r) {
+    const Decomposition other = decompose(d_.global, d_.ranks, coords_of(d_.ranks, r));
+    box.resize(components * owned_nodes(other));
+    MPI_Recv(box.data(), int(box.size()), mpi_type<T>(), r, 100, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    unpack_box(other, components, box.data(), global);
+  }
+}
+
+std::string Domain::broadcast(const std::string& text) const {
+  if (!distributed()) return text;
+  unsigned long long n = text.size();
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (n > (unsigned long long)INT_MAX) throw Error("broadcasting a text of more than 2 GB");
+  std::string out = rank_ == 0 ? text : std::string(n, '\0');
+  MPI_Bcast(out.data(), int(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+  return out;
+}
+void Domain::barrier() const {
+  if (distributed()) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+namespace {
+double all_reduce(double x, MPI_Op op) {
+  double y = x;
+  if (mpi_running()) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
+  return y;
+}
+}  // namespace
+double Domain::sum(double x) const { return distributed() ? all_reduce(x, MPI_SUM) : x; }
+double Domain::min(double x) const { return distributed() ? all_reduce(x, MPI_MIN) : x; }
+double Domain::max(double x) const { return distributed() ? all_reduce(x, MPI_MAX) : x; }
+bool Domain::any(bool flag) const { return distributed() ? all_reduce(flag ? 1 : 0, MPI_MAX) > 0 : flag; }
+double Domain::comm_seconds() const {
+  double s = impl_->halo_seconds;
+  for (const auto& l : lines_) s += l->seconds();
+  return s;
+}
+std::size_t Domain::bytes_sent() const {
+  std::size_t b = impl_->halo_bytes;
+  for (const auto& l : lines_) b += l->bytes_sent();
+  return b;
+}
+
+#else  // without MPI: one process
+
+void init_processes(int*, char***) {}
+void finish_processes() {}
+void abort_processes(int) {}
+int world_size() { return 1; }
+int world_rank() { return 0; }
+int host_rank() { return 0; }
+bool mpi_cuda_aware() { return false; }
+std::string mpi_description() { return "none (built without MPI: configure with -DTRIDSIM_MPI=ON)"; }
+std::string gpu_transport() { return "none (one process)"; }
+struct LineComm::Impl {};
+int LineComm::start_allgather(const void* send, void* recv, std::size_t bytes) {
+  std::memcpy(recv, send, bytes);
+  return -1;
+}
+void LineComm::wait(int) {}
+void LineComm::progress(int) {}
+struct Domain::Impl {};
+Domain::Domain(const Grid& g, std::array<int, 3> ranks) : Domain(g) {
+  if (ranks[0] * ranks[1] * ranks[2] > 1)
+    throw Error(fmt::format("the process grid [{}, {}, {}] needs {} ranks; this build has no MPI (configure with "
+                            "-DTRIDSIM_MPI=ON and run under mpirun)",
+                            ranks[0], ranks[1], ranks[2], ranks[0] * ranks[1] * ranks[2]));
+}
+template <class T>
+void Domain::exchange_halos(T*, int) const {}
+template <class T>
+void Domain::gather(const T* local, T* global, int components) const {
+  std::memcpy(global, local, sizeof(T) * components * owned_nodes(d_));
+}
+std::string Domain::broadcast(const std::string& text) const { return text; }
+void Domain::barrier() const {}
+double Domain::sum(double x) const { return x; }
+double Domain::min(double x) const { return x; }
+double Domain::max(double x) const { return x; }
+bool Domain::any(bool flag) const { return flag; }
+double Domain::comm_seconds() const { return 0; }
+std::size_t Domain::bytes_sent() const { return 0; }
+
+#endif
+
+template <class T>
+void Domain::take_local(const T* global, T* local, int components) const {
+  const Grid l = d_.local();
+  const index_t run = components * l.n[0];
+  for (index_t k = 0; k < l.n[2]; ++k)
+    for (index_t j = 0; j < l.n[1]; ++j)
+      std::memcpy(local + components * l.index(0, j, k),
+                  global + components * d_.global.index(d_.axes[0].local_first(), j + d_.axes[1].local_first(),
+                                                        k + d_.axes[2].local_first()),
+                  sizeof(T) * run);
+}
+
+LineComm::LineComm() : impl_(std::make_unique<Impl>()) {}
+LineComm::~LineComm() = default;
+
+Domain::Domain(const Grid& g) : impl_(std::make_unique<Impl>()), d_(decompose(g, {1, 1, 1}, {0, 0, 0})) {
+  for (auto& l : lines_) l = std::make_unique<LineComm>();
+}
+Domain::~Domain() = default;
+
+template void Domain::exchange_halos<float>(float*, int) const;
+template void Domain::exchange_halos<double>(double*, int) const;
+template void Domain::gather<float>(const float*, float*, int) const;
+template void Domain::gather<double>(const double*, double*, int) const;
+template void Domain::take_local<float>(const float*, float*, int) const;
+template void Domain::take_local<double>(const double*, double*, int) const;
+
+}  // namespace tridsim

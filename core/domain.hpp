@@ -1,0 +1,117 @@
+#pragma once
+// The run's processes (namespace tridsim): a Domain is the grid's decomposition over the ranks of
+// MPI_COMM_WORLD (core/decomposition.hpp) with the communication a module needs: halo exchange
+// of local arrays (persistent non-blocking requests), the ranks along each split axis for the
+// distributed line solves (LineComm), reductions and the gathering of owned boxes for output.
+// Without MPI (or on one rank) a Domain is the whole grid and every operation is local. mpi.h is
+// not part of this header: solvers and modules see only these types.
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/decomposition.hpp"
+#include "core/types.hpp"
+
+namespace tridsim {
+
+// MPI for the process: init_processes() at the start of main (a no-op without MPI), and the
+// world's size and rank (1 and 0 without MPI).
+void init_processes(int* argc, char*** argv);
+void finish_processes();
+// Ends every rank at once (after an error on some of them); returns only without MPI.
+void abort_processes(int code);
+int world_size();
+int world_rank();
+// This rank's index among the world's ranks on its host (0 without MPI): which GPU it drives.
+int host_rank();
+// "Open MPI v4.1.4, CUDA-aware: no" (or why there is no MPI) for `tridsim info`.
+std::string mpi_description();
+bool mpi_cuda_aware();
+// How GPU interface data (halos, reduced rows) cross the ranks, for `tridsim info` and summary.json:
+// device buffers by CUDA-aware MPI, else staged through pinned host memory.
+std::string gpu_transport();
+
+// The ranks along one split axis that share a set of lines: each holds one segment of every line.
+class LineComm {
+ public:
+  LineComm();
+  ~LineComm();
+  LineComm(const LineComm&) = delete;
+  LineComm& operator=(const LineComm&) = delete;
+  int size() const { return size_; }
+  int rank() const { return rank_; }
+  // Non-blocking: every rank's `bytes` from `send` land in `recv` (size() * bytes) in rank order.
+  int start_allgather(const void* send, void* recv, std::size_t bytes);
+  void wait(int request);
+  // Lets a started exchange move on while this rank computes (MPI progresses only inside MPI calls).
+  void progress(int request);
+  // Bytes this rank has sent to other ranks, and seconds spent waiting for communication.
+  std::size_t bytes_sent() const { return bytes_sent_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  friend class Domain;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int size_ = 1, rank_ = 0;
+  std::size_t bytes_sent_ = 0;
+  double seconds_ = 0;
+};
+
+class Domain {
+ public:
+  // The whole grid on this process alone.
+  explicit Domain(const Grid& g);
+  // The grid split over the world's ranks with process grid `ranks` (all 0: balanced_process_grid).
+  // Throws Error when `ranks` does not fit the grid or the world's size.
+  Domain(const Grid& g, std::array<int, 3> ranks);
+  ~Domain();
+  Domain(const Domain&) = delete;
+  Domain& operator=(const Domain&) = delete;
+
+  const Decomposition& layout() const { return d_; }
+  const Grid& global() const { return d_.global; }
+  Grid local() const { return d_.local(); }
+  bool distributed() const { return d_.distributed(); }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  LineComm& line_comm(int axis) const { return *lines_[axis]; }
+
+  // Fills the halos of a local array (local().size() values, `components` per node) from the
+  // neighbours' owned nodes. Requests are made once per array and reused.
+  template <class T>
+  void exchange_halos(T* local, int components = 1) const;
+  // The owned nodes of every rank's local array, into `global` (global().size() nodes) on rank 0.
+  template <class T>
+  void gather(const T* local, T* global, int components = 1) const;
+
+  // This rank's local box (owned nodes and halos) out of an array over the whole grid (a restart:
+  // every rank reads the whole checkpoint).
+  template <class T>
+  void take_local(const T* global, T* local, int components = 1) const;
+
+  // Rank 0's `text` on every rank (where rank 0 puts the files that every rank writes together).
+  std::string broadcast(const std::string& text) const;
+  // Returns once every rank has called it.
+  void barrier() const;
+
+  double sum(double x) const;
+  double min(double x) const;
+  double max(double x) const;
+  // True on every rank when `flag` is true on some rank.
+  bool any(bool flag) const;
+  // Seconds spent communicating and bytes sent (halos and line solves) so far.
+  double comm_seconds() const;
+  std::size_t bytes_sent() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  Decomposition d_;
+  int rank_ = 0, size_ = 1;
+  std::array<std::unique_ptr<LineComm>, 3> lines_;
+};
+
+}  // namespace tridsim

@@ -1,0 +1,130 @@
+#pragma once
+// Lines split over the ranks of one axis, on this rank's GPU (namespace tridsim::tridiag::gpu):
+// distributed.hpp's substructuring with the device functors of line_solve.cuh. One thread per line
+//   1. forms its segment's rows (row source and `load`) in scratch arrays and reduces them to two
+//      rows (reduce_segment);
+//   2. the reduced rows (2 per line) cross the ranks of the axis: every rank gathers every rank's,
+//      from device memory where MPI is CUDA-aware, else staged through pinned host memory;
+//   3. each thread solves its line's reduced system (2 rows per rank), recovers its interior
+//      (recover_segment) and writes it through `store`.
+// Functors as for gpu::solve_lines: load(o, q, r) and store(o, q, r, x) with r the row's local
+// index (its position along the axis in this rank's box); the row source is ArrayRows or a
+// generator (stage(o, r), row(r, left, right, a, b, c)) indexed by the whole line's row r
+// (DiffusionRows or ConstantDiffusionRows with the whole line's n). Include from .cu files only.
+#include <cuda_runtime.h>
+
+#include "core/cuda_support.cuh"
+#include "core/diffusion.hpp"
+#include "core/domain.hpp"
+#include "solvers/tridiagonal/coefficients.hpp"
+#include "solvers/tridiagonal/cuda/line_solve.cuh"
+#include "solvers/tridiagonal/segment_reduction.hpp"
+
+namespace tridsim::tridiag::gpu {
+
+// Work arrays of the split solves, kept between calls (sized by the largest call).
+template <class T>
+struct SplitScratch {
+  cuda::DeviceArray<T> a, b, c, d, cp, x;
+  cuda::DeviceArray<ReducedRow<T>> rows, gathered;
+  ReducedRow<T>* host = nullptr;  // pinned: send (lines * 2) then receive (P * lines * 2)
+  std::size_t host_rows = 0;
+  SplitScratch() = default;
+  SplitScratch(const SplitScratch&) = delete;
+  SplitScratch& operator=(const SplitScratch&) = delete;
+  ~SplitScratch() {
+    if (host) cudaFreeHost(host);
+  }
+  void size_for(index_t lines, index_t m, index_t P, bool device_buffers) {
+    auto fit = [](auto& v, index_t n) {
+      if (v.n < n) v.allocate(n);
+    };
+    for (auto* v : {&a, &b, &c, &d}) fit(*v, lines * m);
+    fit(cp, lines * 2 * P);
+    fit(x, lines * 2 * P);
+    fit(rows, lines * 2);
+    fit(gathered, lines * 2 * P);
+    const std::size_t need = device_buffers ? 0 : std::size_t(lines * 2 * (P + 1));
+    if (host_rows < need) {
+      if (host) cudaFreeHost(host);
+      host = nullptr;
+      TRIDSIM_CUDA(cudaMallocHost(&host, sizeof(ReducedRow<T>) * need));
+      host_rows = need;
+    }
+  }
+};
+
+namespace split_kernels {
+
+// Element i of line q's segment in the scratch arrays: consecutive lines adjacent (coalesced).
+template <class T, class Rows, class Load>
+__global__ void split_reduce(Geometry g, Segment seg, Rows rows, Load load, T* a, T* b, T* c, T* d,
+                             ReducedRow<T>* out) {
+  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= g.count) return;
+  const index_t base = line_base(g, q) + seg.first_row * g.s, L = g.count;
+  T left = T(0);
+  if constexpr (!is_array_rows_v<Rows>)
+    if (seg.global_row > 0) left = rows.stage(base - g.s, seg.global_row - 1);
+  for (index_t i = 0; i < seg.rows; ++i) {
+    const index_t o = base + i * g.s, e = i * L + q;
+    d[e] = load(o, q, int(seg.first_row + i));
+    row_from_global<T>(rows, o, seg.global_row + i, left, a[e], b[e], c[e]);  // (the whole line's row)
+  }
+  ReducedRow<T> two[2];
+  reduce_segment(seg.rows, L, a + q, b + q, c + q, d + q, two);
+  out[2 * q] = two[0];
+  out[2 * q + 1] = two[1];
+}
+
+// got: every rank's reduced rows, [rank][line][2].
+template <class T, class Store>
+__global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, const T* c, T* d,
+                              const ReducedRow<T>* got, int P, int me, T* cp, T* x) {
+  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= g.count) return;
+  const index_t L = g.count;
+  solve_reduced_at<T>(
+      2 * index_t(P), 1, [&](index_t j, index_t) { return got[2 * ((j / 2) * L + q) + j % 2]; },
+      [&](index_t j, index_t) -> T& { return cp[j * L + q]; }, [&](index_t j, index_t) -> T& { return x[j * L + q]; });
+  const T first = x[2 * me * L + q], last = x[(2 * me + 1) * L + q];
+  recover_segment(seg.rows, L, a + q, c + q, d + q, first, last);
+  const index_t base = line_base(g, q) + seg.first_row * g.s;
+  for (index_t i = 0; i < seg.rows; ++i) store(base + i * g.s, q, int(seg.first_row + i), d[i * L + q]);
+}
+
+}  // namespace split_kernels
+
+// Solves every line of L (this rank's local lines along L.axis, on the device) whose rows are
+// split over the ranks of `comm`; this rank holds rows `seg` of each. Returns when the solution
+// is stored (the default stream is synchronized for the exchange).
+template <class T, class Rows, class Load, class Store>
+void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, const Load& load, const Store& store,
+                       LineComm& comm, SplitScratch<T>& s) {
+  const index_t lines = L.count(), P = comm.size();
+  if (lines == 0) return;
+  if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
+  const bool device_buffers = mpi_cuda_aware();
+  s.size_for(lines, seg.rows, P, device_buffers);
+  const Geometry g = tridsim::tridiag::detail::geometry(L);
+  constexpr int threads = 128;
+  const unsigned blocks = unsigned((lines + threads - 1) / threads);
+  split_kernels::split_reduce<T><<<blocks, threads>>>(g, seg, rows, load, s.a.p, s.b.p, s.c.p, s.d.p, s.rows.p);
+  TRIDSIM_CUDA_LAUNCH();
+  const std::size_t bytes = sizeof(ReducedRow<T>) * 2 * std::size_t(lines);
+  if (device_buffers) {
+    TRIDSIM_CUDA(cudaDeviceSynchronize());
+    comm.wait(comm.start_allgather(s.rows.p, s.gathered.p, bytes));
+  } else {
+    ReducedRow<T>* send = s.host;
+    ReducedRow<T>* recv = s.host + 2 * lines;
+    TRIDSIM_CUDA(cudaMemcpy(send, s.rows.p, bytes, cudaMemcpyDeviceToHost));
+    comm.wait(comm.start_allgather(send, recv, bytes));
+    TRIDSIM_CUDA(cudaMemcpyAsync(s.gathered.p, recv, bytes * std::size_t(P), cudaMemcpyHostToDevice));
+  }
+  split_kernels::split_recover<T><<<blocks, threads>>>(g, seg, store, s.a.p, s.c.p, s.d.p, s.gathered.p, int(P), comm.rank(),
+                                                s.cp.p, s.x.p);
+  TRIDSIM_CUDA_LAUNCH();
+}
+
+}  // namespace tridsim::tridiag::gpu

@@ -1,0 +1,317 @@
+#pragma once
+// Batched tridiagonal solves of lines split over the ranks of one axis (namespace tridsim::tridiag).
+// Each rank holds one segment of every line (rows first_row .. first_row + rows - 1 of its local
+// lines) and, per batch of lines:
+//   1. reduces each segment to two rows that couple it to its neighbours (reduce_segments);
+//   2. exchanges only those rows: every rank gathers the batch's reduced systems (2 rows per rank
+//      per line) and solves the ones it needs (solve_reduced), while the next batch is reduced;
+//   3. forms its segments again from `load` and the row source and recovers the interiors from
+//      the two unknowns the reduced system gave (recover_segments), writing them through `store`.
+// Forming the segments twice costs one more read of the right-hand side but no stored
+// coefficients (three arrays' traffic): `load` is called twice per line, before that line's store.
+// The contract is the single-rank solver's (line_set.hpp, batched.hpp): load(offset, count, out)
+// and store(offset, count, in) on memory-contiguous runs; the row source gives
+// load_row(offset, count, global_row, a, b, c) (DiffusionCoeffs with the whole line's n,
+// ConstantDiffusionRows). Each rank needs at least 2 rows.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "core/aligned.hpp"
+#include "core/domain.hpp"
+#include "core/errors.hpp"
+#include "solvers/tridiagonal/batched.hpp"
+#include "solvers/tridiagonal/line_set.hpp"
+#include "solvers/tridiagonal/segment_reduction.hpp"
+
+namespace tridsim::tridiag {
+
+// Where a split solve's time goes (seconds, added to by each call that is given one).
+struct SplitTimes {
+  double reduce = 0;         // loading the segments and reducing them
+  double exchange = 0;       // waiting for the reduced rows of the other ranks
+  double reduced_solve = 0;  // solving the gathered reduced systems
+  double recover = 0;        // loading the segments again, recovering and storing them
+};
+
+// Row sources whose rows are the same for every line: the segment is factored once
+// (FactoredSegment) and each line costs only its right-hand side.
+template <class Rows>
+inline constexpr bool rows_shared_by_lines_v = false;
+template <class T>
+inline constexpr bool rows_shared_by_lines_v<ConstantDiffusionRows<T>> = true;
+
+namespace detail {
+
+// Lanes of one tile of split lines: for lines along y or z, up to tile<T> lines adjacent in x (each
+// row a contiguous run); along x, up to tile<T> consecutive lines (each segment a contiguous run).
+struct SplitTiles {
+  const LineSet& L;
+  index_t width, chunks, count;
+  SplitTiles(const LineSet& lines, index_t w) : L(lines), width(w) {
+    if (L.axis == 0) {
+      chunks = 1;
+      count = (L.count() + w - 1) / w;
+    } else {
+      chunks = (L.n[0] + w - 1) / w;
+      count = chunks * L.n[L.axis == 1 ? 2 : 1];
+    }
+  }
+  // Lanes of tile `t` and the offset of its first lane's row 0; lane stride for x-lines in `line`.
+  index_t lanes(index_t t) const {
+    if (L.axis == 0) return std::min(width, L.count() - t * width);
+    return std::min(width, L.n[0] - (t % chunks) * width);
+  }
+  index_t base(index_t t) const {  // axis y, z: the run's first node at row 0
+    return (t % chunks) * width + (t / chunks) * L.stride[L.axis == 1 ? 2 : 1];
+  }
+  index_t line_base(index_t q) const { return (q % L.n[1]) * L.stride[1] + (q / L.n[1]) * L.stride[2]; }  // axis x
+  // The index of lane l of tile t among all lines (tiles in order cover lines in order).
+  index_t line(index_t t, index_t l) const {
+    if (L.axis == 0) return t * width + l;
+    return (t / chunks) * L.n[0] + (t % chunks) * width + l;
+  }
+};
+
+// Loads the segments of tile t into d (and their rows into a, b, c), element (row, lane) at
+// row * width + lane.
+template <class T, class Rows, class Load>
+void load_tile(const SplitTiles& tiles, index_t t, const Segment& seg, const Rows& M, const Load& load, T* a, T* b, T* c,
+               T* d, T* line) {
+  constexpr bool rows = !rows_shared_by_lines_v<Rows>;
+  const LineSet& L = tiles.L;
+  const index_t w = tiles.lanes(t), W = tiles.width, m = seg.rows;
+  if (L.axis == 0) {
+    for (index_t l = 0; l < w; ++l) {
+      const index_t o = tiles.line_base(t * W + l) + seg.first_row;
+      load(o, m, line);
+      for (index_t r = 0; r < m; ++r) {
+        d[r * W + l] = line[r];
+        if constexpr (rows) M.load_row(o + r, 1, seg.global_row + r, a + r * W + l, b + r * W + l, c + r * W + l);
+      }
+    }
+  } else {
+    const index_t s = L.stride[L.axis], o0 = tiles.base(t) + seg.first_row * s;
+    for (index_t r = 0; r < m; ++r) {
+      load(o0 + r * s, w, d + r * W);
+      if constexpr (rows) M.load_row(o0 + r * s, w, seg.global_row + r, a + r * W, b + r * W, c + r * W);
+    }
+  }
+}
+
+template <class T, class Store>
+void store_tile(const SplitTiles& tiles, index_t t, const Segment& seg, const Store& store, const T* d, T* line) {
+  const LineSet& L = tiles.L;
+  const index_t w = tiles.lanes(t), W = tiles.width, m = seg.rows;
+  if (L.axis == 0) {
+    for (index_t l = 0; l < w; ++l) {
+      for (index_t r = 0; r < m; ++r) line[r] = d[r * W + l];
+      store(tiles.line_base(t * W + l) + seg.first_row, m, line);
+    }
+  } else {
+    const index_t s = L.stride[L.axis], o0 = tiles.base(t) + seg.first_row * s;
+    for (index_t r = 0; r < m; ++r) store(o0 + r * s, w, d + r * W);
+  }
+}
+
+}  // namespace detail
+
+// Solves every line of L (this rank's local lines along L.axis) whose rows are split over the ranks
+// of `comm`; this rank holds rows `seg` of each.
+template <class T, class Rows, class Load, class Store>
+void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, const Load& load, const Store& store,
+                       LineComm& comm, SplitTimes* times = nullptr) {
+  if (L.count() == 0) return;
+  if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
+  using Row = ReducedRow<T>;
+  constexpr index_t W = tile<T>;
+  const detail::SplitTiles tiles(L, W);
+  const index_t m = seg.rows, P = comm.size(), me = comm.rank(), lines = L.count();
+  // Batches of tiles: the exchange of one overlaps the reduction of the next. Rows are exchanged
+  // per line (2 rows of each rank), in line order: send [line][2], recv [rank][line of batch][2].
+  const index_t nbatch = std::min<index_t>(tiles.count, 4), per = (tiles.count + nbatch - 1) / nbatch;
+  // Work arrays are kept between calls (large fresh allocations would be page-faulted every step).
+  struct Exchange {
+    std::vector<Row> send, recv;
+    std::vector<T> first, last;
+  };
+  static thread_local Exchange calling_thread;  // (the OpenMP threads below use the caller's)
+  // Named references, not a structured binding: lambdas below capture them (clang 14 refuses).
+  auto& send = calling_thread.send;
+  auto& recv = calling_thread.recv;
+  auto& first = calling_thread.first;
+  auto& last = calling_thread.last;
+  send.assign(2 * lines, Row{});
+  recv.resize(2 * lines * P);
+  first.resize(lines);
+  last.resize(lines);
+  std::vector<int> request(nbatch, -1);
+  constexpr bool shared = rows_shared_by_lines_v<Rows>;
+  std::unique_ptr<FactoredSegment<T>> factored;
+  if constexpr (shared) {
+    std::vector<T> a(m), b(m), c(m);
+    for (index_t r = 0; r < m; ++r) M.load_row(0, 1, seg.global_row + r, &a[r], &b[r], &c[r]);
+    factored = std::make_unique<FactoredSegment<T>>(m, a.data(), b.data(), c.data());
+  }
+  // Per-thread tile buffers: rows (row, lane) at row * W + lane.
+  struct Buffers {
+    AlignedVector<T> a, b, c, d, line, ends;
+    std::vector<Row> rows;
+    void size_for(index_t m, bool coefficients) {
+      for (auto* v : {&a, &b, &c}) v->resize(coefficients ? m * W : 0);
+      d.resize(std::max<index_t>(m, 4) * W);  // (the streamed reduction uses 4 rows)
+      line.resize(m);
+      ends.resize(2 * W);
+      rows.resize(2 * W);
+    }
+  };
+  // Lines along y or z with shared rows: each row eliminated as it is loaded, as the single-rank
+  // Thomas sweep does.
+  const bool fused = shared && L.axis != 0;
+  const index_t s = L.stride[L.axis];
+  auto row_offset = [&](index_t t, index_t r) { return tiles.base(t) + (seg.first_row + r) * s; };
+  auto load_forward = [&](index_t t, index_t w, T* d) {
+    for (index_t r = 0; r < m; ++r) {
+      load(row_offset(t, r), w, d + r * W);
+      factored->forward_row(r, w, d + r * W, d + (r > 0 ? r - 1 : 0) * W);
+    }
+  };
+  // Tile t's reduced rows into B.rows: [0, w) first unknowns, [w, 2w) last unknowns.
+  auto reduce_one = [&](index_t t, Buffers& B) {
+    const index_t w = tiles.lanes(t);
+    if constexpr (shared) {
+      if (fused) {  // one streaming pass: three rows of lanes, no backward sweep
+        T *row0 = B.d.data(), *prev = row0 + W, *cur = prev + W, *acc = cur + W;
+        std::fill(acc, acc + w, T(0));
+        for (index_t r = 0; r < m; ++r) {
+          T* into = r == 0 ? row0 : cur;
+          load(row_offset(t, r), w, into);
+          factored->forward_row(r, w, into, r == 1 ? row0 : prev);
+          factored->accumulate_row(r, w, into, acc);
+          if (r > 0) std::swap(prev, cur);
+        }
+        factored->reduced_d_from(w, row0, acc, prev, B.ends.data(), B.ends.data() + W);
+      } else {
+        detail::load_tile(tiles, t, seg, M, load, B.a.data(), B.b.data(), B.c.data(), B.d.data(), B.line.data());
+        factored->reduce(W, w, B.d.data(), B.ends.data(), B.ends.data() + W);
+      }
+      for (index_t l = 0; l < w; ++l) {
+        B.rows[l] = {factored->first.a, factored->first.c, B.ends[l]};
+        B.rows[w + l] = {factored->last.a, factored->last.c, B.ends[W + l]};
+      }
+    } else {
+      detail::load_tile(tiles, t, seg, M, load, B.a.data(), B.b.data(), B.c.data(), B.d.data(), B.line.data());
+      reduce_segments(m, W, w, B.a.data(), B.b.data(), B.c.data(), B.d.data(), B.rows.data());
+    }
+  };
+  // Tile t formed and reduced again, its interiors recovered from x0 (first) and x1 (last), stored.
+  auto recover_one = [&](index_t t, Buffers& B, const T* x0, const T* x1) {
+    const index_t w = tiles.lanes(t);
+    T* d = B.d.data();
+    if constexpr (shared) {
+      if (fused) {
+        load_forward(t, w, d);
+        T* next = B.ends.data();
+        for (index_t i = m - 2; i >= 1; --i) factored->recover_row(i, w, d + i * W, next, x0, x1);
+        std::copy(x0, x0 + w, d);
+        std::copy(x1, x1 + w, d + (m - 1) * W);
+        for (index_t r = 0; r < m; ++r) store(row_offset(t, r), w, d + r * W);  // in memory order
+        return;
+      }
+      detail::load_tile(tiles, t, seg, M, load, B.a.data(), B.b.data(), B.c.data(), d, B.line.data());
+      factored->solve(W, w, d, x0, x1);
+    } else {
+      detail::load_tile(tiles, t, seg, M, load, B.a.data(), B.b.data(), B.c.data(), d, B.line.data());
+      reduce_segments(m, W, w, B.a.data(), B.b.data(), B.c.data(), d, B.rows.data());
+      recover_segments(m, W, w, B.a.data(), B.c.data(), d, x0, x1);
+    }
+    detail::store_tile(tiles, t, seg, store, d, B.line.data());
+  };
+  struct Batch {
+    index_t t0, t1, q0, q1;
+  };
+  auto batch = [&](index_t b) {
+    const index_t t0 = std::min(tiles.count, b * per), t1 = std::min(tiles.count, (b + 1) * per);
+    return Batch{t0, t1, t0 < t1 ? tiles.line(t0, 0) : lines, t0 < t1 ? tiles.line(t1 - 1, 0) + tiles.lanes(t1 - 1) : lines};
+  };
+
+  using clock = std::chrono::steady_clock;
+  auto lap = [&](double SplitTimes::*part, clock::time_point& t0) {
+    const auto now = clock::now();
+    if (times) times->*part += std::chrono::duration<double>(now - t0).count();
+    t0 = now;
+  };
+  // The exchange in flight moves on while this rank computes (the calling thread, every few tiles).
+  auto keep_moving = [&](int req, index_t t) {
+    if (t % 8 == 0 && omp_get_thread_num() == 0) comm.progress(req);
+  };
+  auto reduce = [&](index_t b) {
+    const Batch B = batch(b);
+    auto t0 = clock::now();
+#pragma omp parallel
+    {
+      static thread_local Buffers buffers;
+      buffers.size_for(m, !shared);
+#pragma omp for schedule(static)
+      for (index_t t = B.t0; t < B.t1; ++t) {
+        if (b > 0) keep_moving(request[b - 1], t);
+        reduce_one(t, buffers);
+        const index_t w = tiles.lanes(t);
+        Row* out = send.data() + 2 * tiles.line(t, 0);
+        for (index_t l = 0; l < w; ++l) {
+          out[2 * l] = buffers.rows[l];
+          out[2 * l + 1] = buffers.rows[w + l];
+        }
+      }
+    }
+    request[b] = comm.start_allgather(send.data() + 2 * B.q0, recv.data() + 2 * B.q0 * P, sizeof(Row) * 2 * (B.q1 - B.q0));
+    lap(&SplitTimes::reduce, t0);
+  };
+  auto recover = [&](index_t b) {
+    auto t0 = clock::now();
+    comm.wait(request[b]);
+    lap(&SplitTimes::exchange, t0);
+    const Batch B = batch(b);
+    const index_t nq = B.q1 - B.q0;
+    const Row* got = recv.data() + 2 * B.q0 * P;
+    constexpr index_t G = 8;  // lines solved side by side (their recurrences overlap)
+#pragma omp parallel
+    {
+      std::vector<T> cp(2 * P * G), x(2 * P * G);
+#pragma omp for schedule(static)
+      for (index_t q0 = 0; q0 < nq; q0 += G) {
+        const index_t g = std::min(G, nq - q0);
+        solve_reduced_at<T>(
+            2 * P, g, [&](index_t j, index_t l) { return got[2 * ((j / 2) * nq + q0 + l) + j % 2]; },
+            [&](index_t j, index_t l) -> T& { return cp[j * G + l]; }, [&](index_t j, index_t l) -> T& { return x[j * G + l]; });
+        for (index_t l = 0; l < g; ++l) {
+          first[B.q0 + q0 + l] = x[2 * me * G + l];
+          last[B.q0 + q0 + l] = x[(2 * me + 1) * G + l];
+        }
+      }
+    }
+    lap(&SplitTimes::reduced_solve, t0);
+#pragma omp parallel
+    {
+      static thread_local Buffers buffers;
+      buffers.size_for(m, !shared);
+#pragma omp for schedule(static)
+      for (index_t t = B.t0; t < B.t1; ++t) {
+        if (b + 1 < nbatch) keep_moving(request[b + 1], t);
+        const index_t q = tiles.line(t, 0);
+        recover_one(t, buffers, first.data() + q, last.data() + q);
+      }
+    }
+    lap(&SplitTimes::recover, t0);
+  };
+  for (index_t b = 0; b < nbatch; ++b) {
+    reduce(b);
+    if (b > 0) recover(b - 1);
+  }
+  recover(nbatch - 1);
+}
+
+}  // namespace tridsim::tridiag

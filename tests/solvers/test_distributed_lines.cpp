@@ -1,0 +1,338 @@
+// Lines split over ranks (solvers/tridiagonal/distributed.hpp, core/domain.hpp): every rank solves
+// its segments of a batch of random diagonally dominant lines, and the result must equal the
+// single-process batched solve of the whole lines, for every split axis, awkward sizes and
+// process grids; the bytes sent must be the reduced rows only. Runs on any number of ranks
+// (ctest label mpi: mpirun -np 1..4); on one rank it checks the decomposition arithmetic too.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/domain.hpp"
+#include "solvers/block_tridiagonal/batched.hpp"
+#include "solvers/block_tridiagonal/distributed.hpp"
+#include "solvers/tridiagonal/batched.hpp"
+#include "solvers/tridiagonal/distributed.hpp"
+
+using namespace tridsim;
+using namespace tridsim::tridiag;
+
+namespace {
+
+// A value in [-1, 1) that depends only on the global node and which coefficient it is.
+double noise(index_t node, int which) {
+  unsigned long long x = (unsigned long long)(node) * 0x9E3779B97F4A7C15ULL + (unsigned long long)(which + 1) * 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBULL;
+  x ^= x >> 29;
+  return double(x % 2000003ULL) / 1000001.5 - 1.0;
+}
+
+// Rows of line node `global` along `axis` (a_0 = c_{n-1} = 0 at the ends of the whole line).
+template <class T>
+void row_at(const Grid& g, int axis, index_t gi, index_t gj, index_t gk, T& a, T& b, T& c, T& d) {
+  const index_t node = g.index(gi, gj, gk), pos = axis == 0 ? gi : axis == 1 ? gj : gk;
+  a = pos > 0 ? T(noise(node, 0)) : T(0);
+  c = pos + 1 < g.n[axis] ? T(noise(node, 1)) : T(0);
+  b = T(std::abs(double(a)) + std::abs(double(c)) + 0.5 + std::abs(noise(node, 2)));
+  d = T(noise(node, 3));
+}
+
+// The rows of a rank's local lines, from global node indices.
+template <class T>
+struct RowsFromGlobal {
+  const Decomposition& d;
+  Grid local;
+  int axis;
+  void load_row(index_t off, index_t count, index_t, T* A, T* B, T* C) const {
+    for (index_t l = 0; l < count; ++l) {
+      const index_t o = off + l, i = o % local.n[0], j = (o / local.n[0]) % local.n[1], k = o / (local.n[0] * local.n[1]);
+      T dd;
+      row_at(d.global, axis, i + d.axes[0].local_first(), j + d.axes[1].local_first(), k + d.axes[2].local_first(),
+             A[l], B[l], C[l], dd);
+    }
+  }
+};
+
+// Split solve of every line along `axis` of g over `domain`; the largest relative difference on
+// the owned nodes from the whole-line solve, and the bytes sent per line.
+template <class T>
+void check_split(const Grid& g, int axis, const Domain& domain, double tol) {
+  CAPTURE(g.n[0]);
+  CAPTURE(g.n[1]);
+  CAPTURE(g.n[2]);
+  CAPTURE(axis);
+  const Decomposition& d = domain.layout();
+  // Reference: the whole grid on every rank.
+  std::vector<T> a(g.size()), b(g.size()), c(g.size()), x(g.size());
+  for (index_t k = 0; k < g.n[2]; ++k)
+    for (index_t j = 0; j < g.n[1]; ++j)
+      for (index_t i = 0; i < g.n[0]; ++i) {
+        const index_t o = g.index(i, j, k);
+        row_at(g, axis, i, j, k, a[o], b[o], c[o], x[o]);
+      }
+  solve_lines<T>(LineSet::dense(g, axis), ArrayCoeffs<T>{a.data(), b.data(), c.data()}, x.data());
+  // This rank's part.
+  const Grid l = d.local();
+  std::vector<T> rhs(l.size()), out(l.size(), T(0));
+  auto global_index = [&](index_t i, index_t j, index_t k) {
+    return g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(), k + d.axes[2].local_first());
+  };
+  for (index_t k = 0; k < l.n[2]; ++k)
+    for (index_t j = 0; j < l.n[1]; ++j)
+      for (index_t i = 0; i < l.n[0]; ++i) {
+        T aa, bb, cc;
+        const index_t o = global_index(i, j, k);
+        row_at(g, axis, o % g.n[0], (o / g.n[0]) % g.n[1], o / (g.n[0] * g.n[1]), aa, bb, cc, rhs[l.index(i, j, k)]);
+      }
+  const AxisSplit& s = d.axes[axis];
+  const Segment seg{s.halo_lo, s.owned, s.first};
+  LineComm& comm = domain.line_comm(axis);
+  const std::size_t before = comm.bytes_sent();
+  const LineSet lines = LineSet::dense(l, axis);
+  solve_split_lines<T>(
+      lines, seg, RowsFromGlobal<T>{d, l, axis},
+      [&](index_t o, index_t n, T* dst) { std::copy(rhs.data() + o, rhs.data() + o + n, dst); },
+      [&](index_t o, index_t n, const T* src) { std::copy(src, src + n, out.data() + o); }, comm);
+  double worst = 0, scale = 0;
+  for (index_t k = 0; k < l.n[2]; ++k)
+    for (index_t j = 0; j < l.n[1]; ++j)
+      for (index_t i = 0; i < l.n[0]; ++i) {
+        if (!d.owns(i, j, k)) continue;
+        const double ref = x[global_index(i, j, k)];
+        worst = std::max(worst, std::abs(double(out[l.index(i, j, k)]) - ref));
+        scale = std::max(scale, std::abs(ref));
+      }
+  CHECK(worst <= tol * scale);
+  // Only the reduced system crosses: 2 rows of each line to each other rank of the axis.
+  CHECK(comm.bytes_sent() - before == std::size_t(comm.size() - 1) * 2 * lines.count() * sizeof(ReducedRow<T>));
+}
+
+const std::vector<Grid> kGrids = [] {
+  std::vector<Grid> grids;
+  for (const auto& n : {std::array<index_t, 3>{23, 1, 1}, {17, 10, 1}, {13, 11, 9}, {8, 9, 70}, {130, 5, 4}}) {
+    Grid g;
+    g.dim = n[2] > 1 ? 3 : n[1] > 1 ? 2 : 1;
+    g.n = n;
+    grids.push_back(g);
+  }
+  return grids;
+}();
+
+}  // namespace
+
+// fn(grid, axis, domain) for each axis of each grid that the world's ranks can split, all of them along it.
+template <class Fn>
+void for_each_split_axis(Fn&& fn) {
+  for (const Grid& g : kGrids)
+    for (int axis = 0; axis < g.dim; ++axis) {
+      std::array<int, 3> ranks{1, 1, 1};
+      ranks[axis] = world_size();
+      if (!process_grid_problem(g, ranks).empty()) continue;
+      CAPTURE(axis);
+      fn(g, axis, Domain(g, ranks));
+    }
+}
+
+TEST_CASE("split lines match the whole-line solve along every split axis") {
+  for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
+    check_split<double>(g, axis, domain, 1e-13);
+    check_split<float>(g, axis, domain, 2e-5);
+  });
+}
+
+// Rows shared by every line (ConstantDiffusionRows: the segment factored once) against the
+// single-process solve with the factored uniform matrix, on every split axis.
+TEST_CASE("split lines with shared rows match the uniform-matrix solve") {
+  for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
+    const Decomposition& d = domain.layout();
+    const Grid l = d.local();
+    std::vector<double> x(g.size());
+    for (index_t o = 0; o < g.size(); ++o) x[o] = noise(o, 5);
+    std::vector<double> mine(l.size());
+    domain.take_local(x.data(), mine.data());
+    const double w = 0.7;
+    solve_lines<double>(LineSet::dense(g, axis),
+                        uniform_diffusion_matrix<double>(g.n[axis], w, BoundaryKind::dirichlet, BoundaryKind::neumann),
+                        x.data());
+    const AxisSplit& s = d.axes[axis];
+    solve_split_lines<double>(
+        LineSet::dense(l, axis), Segment{s.halo_lo, s.owned, s.first},
+        ConstantDiffusionRows<double>{w, g.n[axis], BoundaryKind::dirichlet, BoundaryKind::neumann},
+        [&](index_t o, index_t n, double* dst) { std::copy(mine.data() + o, mine.data() + o + n, dst); },
+        [&](index_t o, index_t n, const double* src) { std::copy(src, src + n, mine.data() + o); },
+        domain.line_comm(axis));
+    double worst = 0;
+    for (index_t k = 0; k < l.n[2]; ++k)
+      for (index_t j = 0; j < l.n[1]; ++j)
+        for (index_t i = 0; i < l.n[0]; ++i)
+          if (d.owns(i, j, k))
+            worst = std::max(worst, std::abs(mine[l.index(i, j, k)] -
+                                             x[g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(),
+                                                       k + d.axes[2].local_first())]));
+    CHECK(worst <= 1e-13);
+  });
+}
+
+TEST_CASE("split lines on a balanced process grid (two split axes with 4 ranks)") {
+  for (const Grid& g : kGrids) {
+    if (g.dim < 2) continue;
+    const Domain domain(g, {0, 0, 0});
+    for (int axis = 0; axis < g.dim; ++axis)
+      if (domain.layout().split(axis)) check_split<double>(g, axis, domain, 1e-13);
+  }
+}
+
+// Random block rows (M x M, block-diagonally dominant, full off-diagonal blocks) by global node, for
+// the whole grid (local == nullptr) or a rank's local box; r is the row in the whole line.
+struct BlockRowsFromGlobal {
+  const Grid& g;
+  const Decomposition* local = nullptr;
+  int axis = 0, m = 1;
+  void entry(index_t o, index_t r, int i, int j, double& A, double& B, double& C) const {
+    if (local) {
+      const Grid l = local->local();
+      const index_t li = o % l.n[0], lj = (o / l.n[0]) % l.n[1], lk = o / (l.n[0] * l.n[1]);
+      o = g.index(li + local->axes[0].local_first(), lj + local->axes[1].local_first(), lk + local->axes[2].local_first());
+    }
+    const int e = 4 + 3 * (i * m + j);
+    A = r > 0 ? 0.5 * noise(o, e) / m : 0.0;
+    C = r + 1 < g.n[axis] ? 0.5 * noise(o, e + 1) / m : 0.0;
+    B = i == j ? 2.5 + noise(o, e + 2) : 0.3 * noise(o, e + 2) / m;
+  }
+};
+
+TEST_CASE("split block lines match the whole-line block solve along every split axis") {
+  for (const int m : {1, 2, 3, 5}) {
+    CAPTURE(m);
+    for_each_split_axis([m](const Grid& g, int axis, const Domain& domain) {
+      const Decomposition& d = domain.layout();
+      const Grid l = d.local();
+      std::vector<double> x(g.size() * m);
+      for (index_t o = 0; o < g.size() * m; ++o) x[o] = noise(o, 1000);
+      std::vector<double> mine(l.size() * m);
+      domain.take_local(x.data(), mine.data(), m);
+      blocktri::solve_lines<double>(m, LineSet::dense(g, axis), BlockRowsFromGlobal{g, nullptr, axis, m}, x.data());
+      const AxisSplit& s = d.axes[axis];
+      LineComm& comm = domain.line_comm(axis);
+      const std::size_t before = comm.bytes_sent();
+      const LineSet lines = LineSet::dense(l, axis);
+      const blocktri::InterleavedAccess<double> access{mine.data(), m};
+      blocktri::solve_split_lines<double>(
+          m, lines, Segment{s.halo_lo, s.owned, s.first}, BlockRowsFromGlobal{g, &d, axis, m},
+          [&](index_t o, index_t n, double* dst) { access.load(o, n, dst); },
+          [&](index_t o, index_t n, const double* src) { access.store(o, n, src); }, comm);
+      double worst = 0, scale = 0;
+      for (index_t k = 0; k < l.n[2]; ++k)
+        for (index_t j = 0; j < l.n[1]; ++j)
+          for (index_t i = 0; i < l.n[0]; ++i)
+            for (int c = 0; c < m; ++c) {
+              if (!d.owns(i, j, k)) continue;
+              const double ref = x[g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(),
+                                           k + d.axes[2].local_first()) * m + c];
+              worst = std::max(worst, std::abs(mine[l.index(i, j, k) * m + c] - ref));
+              scale = std::max(scale, std::abs(ref));
+            }
+      CHECK(worst <= 1e-13 * scale);
+      // Only the reduced system crosses: 2 block rows (3 blocks and an m-vector) per line per other rank.
+      CHECK(comm.bytes_sent() - before ==
+            std::size_t(comm.size() - 1) * 2 * lines.count() * (3 * m + 1) * m * sizeof(double));
+    });
+  }
+}
+
+TEST_CASE("halo exchange fills every halo node with the neighbour's owned value") {
+  for (const Grid& g : kGrids) {
+    const Domain domain(g, {0, 0, 0});
+    const Decomposition& d = domain.layout();
+    const Grid l = d.local();
+    std::vector<double> u(l.size() * 2, -1.0);
+    auto value = [&](index_t i, index_t j, index_t k, int comp) {
+      return double(g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(), k + d.axes[2].local_first())) + 0.5 * comp;
+    };
+    for (index_t k = 0; k < l.n[2]; ++k)
+      for (index_t j = 0; j < l.n[1]; ++j)
+        for (index_t i = 0; i < l.n[0]; ++i)
+          if (d.owns(i, j, k))
+            for (int c = 0; c < 2; ++c) u[2 * l.index(i, j, k) + c] = value(i, j, k, c);
+    domain.exchange_halos(u.data(), 2);
+    domain.exchange_halos(u.data(), 2);  // the persistent requests again
+    int wrong = 0;
+    for (index_t k = 0; k < l.n[2]; ++k)
+      for (index_t j = 0; j < l.n[1]; ++j)
+        for (index_t i = 0; i < l.n[0]; ++i) {
+          // A face halo (one coordinate outside the owned range) holds the neighbour's value.
+          int outside = 0;
+          for (int a = 0; a < 3; ++a) {
+            const index_t p = a == 0 ? i : a == 1 ? j : k;
+            outside += p < d.axes[a].halo_lo || p >= d.axes[a].halo_lo + d.axes[a].owned;
+          }
+          if (outside <= 1)
+            for (int c = 0; c < 2; ++c) wrong += u[2 * l.index(i, j, k) + c] != value(i, j, k, c);
+        }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("gather puts every rank's owned box in its place") {
+  for (const Grid& g : kGrids) {
+    const Domain domain(g, {0, 0, 0});
+    const Decomposition& d = domain.layout();
+    const Grid l = d.local();
+    std::vector<double> u(l.size());
+    for (index_t k = 0; k < l.n[2]; ++k)
+      for (index_t j = 0; j < l.n[1]; ++j)
+        for (index_t i = 0; i < l.n[0]; ++i)
+          u[l.index(i, j, k)] = d.owns(i, j, k) ? double(g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(),
+                                                                 k + d.axes[2].local_first()))
+                                                : -1.0;
+    std::vector<double> all(domain.rank() == 0 ? g.size() : 0, -2.0);
+    domain.gather(u.data(), all.data());
+    if (domain.rank() == 0)
+      for (index_t o = 0; o < g.size(); ++o) REQUIRE(all[o] == double(o));
+    CHECK(domain.sum(1.0) == double(domain.size()));
+  }
+}
+
+TEST_CASE("balanced splits and process grids") {
+  // 10 nodes over 3 parts: 4, 3, 3, contiguous, with halos between.
+  const AxisSplit s0 = split_axis(10, 3, 0), s1 = split_axis(10, 3, 1), s2 = split_axis(10, 3, 2);
+  CHECK(s0.owned == 4);
+  CHECK(s1.first == 4);
+  CHECK(s1.owned == 3);
+  CHECK(s2.first == 7);
+  CHECK(s0.halo_lo == 0);
+  CHECK(s0.halo_hi == 1);
+  CHECK(s1.local_n() == 5);
+  CHECK(s2.local_first() == 6);
+  Grid g;
+  g.dim = 3;
+  g.n = {64, 64, 64};
+  CHECK(balanced_process_grid(g, 2) == std::array<int, 3>{1, 1, 2});  // z first
+  CHECK(balanced_process_grid(g, 4) == std::array<int, 3>{1, 2, 2});
+  g.n = {64, 64, 4};  // 3 cuts of y copy fewer nodes than one of y and one of z
+  CHECK(balanced_process_grid(g, 4) == std::array<int, 3>{1, 4, 1});
+  CHECK(balanced_process_grid(g, 3) == std::array<int, 3>{1, 3, 1});
+  CHECK(process_grid_problem(g, {1, 1, 3}).find("fewer than 2") != std::string::npos);
+  g.dim = 1;
+  g.n = {5, 1, 1};
+  CHECK(balanced_process_grid(g, 3) == std::array<int, 3>{0, 0, 0});
+  // The local grid carries the whole grid's coordinates.
+  g.dim = 2;
+  g.n = {11, 21, 1};
+  g.hi = {1, 2, 1};
+  const Decomposition d = decompose(g, {1, 2, 1}, {0, 1, 0});
+  const Grid l = d.local();
+  CHECK(l.n[1] == 11);  // nodes 11..20 owned (rank 0 has 11), node 10 the halo below
+  CHECK(l.lo[1] == doctest::Approx(1.0));
+  CHECK(l.h(1) == doctest::Approx(g.h(1)));
+}
+
+int main(int argc, char** argv) {
+  init_processes(&argc, &argv);
+  doctest::Context context(argc, argv);
+  int rc = context.run();
+  finish_processes();
+  return rc;
+}
