@@ -2,7 +2,10 @@
 //   split_lines/z/NXxNYxNZ   every z line of the whole grid solved split over the ranks along z
 //                            (solvers/tridiagonal/distributed.hpp), constant-coefficient rows;
 //                            counters: the time split into reduce, exchange (waiting for the other
-//                            ranks' reduced rows), reduced_solve and recover, and bytes sent per rank
+//                            ranks' reduced rows), reduced_solve and recover, and bytes sent per rank;
+//                            the reduced systems gathered by every rank (SplitTransport::gather)
+//   split_lines/z/alltoall/NXxNYxNZ   the same with SplitTransport::alltoall (each rank solves 1/P
+//                            of the reduced systems and sends the unknowns back)
 //   lines/z/NXxNYxNZ         the single-process batched solve of the same lines (np = 1 only)
 //   douglas_step/NXxNYxNZ    one Douglas step of the ADI benchmark deck (bench_adi.cpp) with z split,
 //                            comm_s the step's time in halo exchange and line communication
@@ -50,7 +53,7 @@ void timed_iterations(benchmark::State& state, const Domain& d, Body&& body) {
   }
 }
 
-void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz) {
+void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tridiag::SplitTransport transport) {
   const Grid g = box(nx, ny, nz);
   const Domain d(g, {1, 1, world_size()});
   const Grid l = d.local();
@@ -64,7 +67,8 @@ void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz) {
   const std::size_t sent0 = comm.bytes_sent();
   auto load = [&](index_t o, index_t k, double* out) { std::memcpy(out, u.data() + o, sizeof(double) * k); };
   auto store = [&](index_t o, index_t k, const double* in) { std::memcpy(u.data() + o, in, sizeof(double) * k); };
-  timed_iterations(state, d, [&] { tridiag::solve_split_lines<double>(lines, seg, rows, load, store, comm, &times); });
+  timed_iterations(state, d,
+                   [&] { tridiag::solve_split_lines<double>(lines, seg, rows, load, store, comm, &times, transport); });
   const double it = double(state.iterations()), points = double(g.size());
   state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["bytes/s"] = benchmark::Counter(3.0 * sizeof(double) * points, benchmark::Counter::kIsIterationInvariantRate);
@@ -141,7 +145,10 @@ int main(int argc, char** argv) {
   std::vector<index_t> depths{256};                 // strong scaling: 256^3 on every np
   if (128 * P != 256) depths.push_back(128 * index_t(P));  // weak scaling: 256 x 256 x 128 per rank
   for (const index_t nz : depths) {
-    add("split_lines/z", split_lines, 256, 256, nz);
+    for (const auto transport : {tridiag::SplitTransport::gather, tridiag::SplitTransport::alltoall})
+      add(transport == tridiag::SplitTransport::gather ? "split_lines/z" : "split_lines/z/alltoall",
+          [transport](benchmark::State& state, index_t nx, index_t ny, index_t nz) { split_lines(state, nx, ny, nz, transport); },
+          256, 256, nz);
     if (P == 1) add("lines/z", plain_lines, 256, 256, nz);
     add("douglas_step", douglas_step, 256, 256, nz);
   }

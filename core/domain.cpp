@@ -133,6 +133,8 @@ std::string mpi_description() {
 struct LineComm::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<MPI_Request> requests;
+  // Counts and displacements of the all-to-alls, by request: MPI may read them until completion.
+  std::vector<std::vector<int>> counts;
   ~Impl() {
     if (comm != MPI_COMM_NULL && mpi_running()) MPI_Comm_free(&comm);
   }
@@ -151,13 +153,41 @@ int LineComm::start_allgather(const void* send, void* recv, std::size_t bytes) {
   return int(impl_->requests.size()) - 1;
 }
 
+int LineComm::start_alltoallv(const void* send, const std::size_t* send_bytes, const std::size_t* send_offsets,
+                              void* recv, const std::size_t* recv_bytes, const std::size_t* recv_offsets) {
+  if (size_ == 1) {
+    std::memcpy(static_cast<char*>(recv) + recv_offsets[0], static_cast<const char*>(send) + send_offsets[0], send_bytes[0]);
+    return -1;
+  }
+  std::vector<int> c(4 * std::size_t(size_));  // send counts, send displacements, recv counts, recv displacements
+  std::size_t sent = 0;
+  for (int k = 0; k < size_; ++k) {
+    const std::size_t v[4] = {send_bytes[k], send_offsets[k], recv_bytes[k], recv_offsets[k]};
+    for (int i = 0; i < 4; ++i) {
+      if (v[i] > std::size_t(INT_MAX)) throw Error("distributed line solve: a batch of reduced rows exceeds 2 GB");
+      c[i * size_ + k] = int(v[i]);
+    }
+    if (k != rank_) sent += send_bytes[k];
+  }
+  MPI_Request r;
+  MPI_Ialltoallv(send, c.data(), c.data() + size_, MPI_BYTE, recv, c.data() + 2 * size_, c.data() + 3 * size_, MPI_BYTE,
+                 impl_->comm, &r);
+  bytes_sent_ += sent;
+  impl_->requests.push_back(r);
+  impl_->counts.resize(impl_->requests.size());
+  impl_->counts.back() = std::move(c);  // (a moved vector keeps its storage)
+  return int(impl_->requests.size()) - 1;
+}
+
 void LineComm::wait(int request) {
   if (request < 0) return;
   const auto t0 = clock_type::now();
   MPI_Wait(&impl_->requests[request], MPI_STATUS_IGNORE);
   seconds_ += since(t0);
+  if (request < int(impl_->counts.size())) impl_->counts[request] = {};
   if (request + 1 == int(impl_->requests.size())) {  // drop finished requests from the back
     while (!impl_->requests.empty() && impl_->requests.back() == MPI_REQUEST_NULL) impl_->requests.pop_back();
+    impl_->counts.resize(std::min(impl_->counts.size(), impl_->requests.size()));
   }
 }
 
@@ -329,6 +359,11 @@ std::string gpu_transport() { return "none (one process)"; }
 struct LineComm::Impl {};
 int LineComm::start_allgather(const void* send, void* recv, std::size_t bytes) {
   std::memcpy(recv, send, bytes);
+  return -1;
+}
+int LineComm::start_alltoallv(const void* send, const std::size_t* send_bytes, const std::size_t* send_offsets,
+                              void* recv, const std::size_t*, const std::size_t* recv_offsets) {
+  std::memcpy(static_cast<char*>(recv) + recv_offsets[0], static_cast<const char*>(send) + send_offsets[0], send_bytes[0]);
   return -1;
 }
 void LineComm::wait(int) {}

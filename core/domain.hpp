@@ -44,6 +44,11 @@ class LineComm {
   int rank() const { return rank_; }
   // Non-blocking: every rank's `bytes` from `send` land in `recv` (size() * bytes) in rank order.
   int start_allgather(const void* send, void* recv, std::size_t bytes);
+  // Non-blocking: send_bytes[k] bytes at send + send_offsets[k] go to rank k, and rank k's part lands
+  // at recv + recv_offsets[k] (recv_bytes[k] bytes); one entry per rank (copied: only the buffers
+  // must live until wait).
+  int start_alltoallv(const void* send, const std::size_t* send_bytes, const std::size_t* send_offsets, void* recv,
+                      const std::size_t* recv_bytes, const std::size_t* recv_offsets);
   void wait(int request);
   // Lets a started exchange move on while this rank computes (MPI progresses only inside MPI calls).
   void progress(int request);

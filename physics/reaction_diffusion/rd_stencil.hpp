@@ -129,4 +129,14 @@ CoupledRows<T> coupled_rows(const Lattice<T>& g, const DiffusionMatrix<T>& D, in
   return r;
 }
 
+// The rows of lines split over ranks: those of the whole line (its length and the deck's end
+// conditions, rows numbered as in the whole grid) for a generator that a rank's box gave.
+template <class T>
+CoupledRows<T> whole_line_rows(CoupledRows<T> r, index_t whole_n, bool dirichlet_lo, bool dirichlet_hi) {
+  r.n = whole_n;
+  r.dirichlet_lo = dirichlet_lo;
+  r.dirichlet_hi = dirichlet_hi;
+  return r;
+}
+
 }  // namespace tridsim::rd

@@ -92,8 +92,6 @@ template <class T>
 void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupContext& ctx, double t0) {
   // Under MPI every array below covers this rank's local box (owned nodes and halos).
   domain_ = ctx.domain && ctx.domain->distributed() ? ctx.domain : nullptr;
-  if (domain_ && ctx.backend == Backend::cuda)
-    throw Error("--backend cuda: reaction_diffusion runs on several ranks with the cpu backend only (--backend cpu, or one rank)");
   const Grid grid = domain_ ? domain_->local() : whole;
   g_ = grid;
   // 1. Species, scheme and reactions.
@@ -156,6 +154,9 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
     gs.reaction_source = reactions_.zero() ? std::string() : reactions_.device_source(std::is_same_v<T, float> ? "float" : "double");
     gs.solver = gpu_solver_;
     gs.pivoting = pivoting_;
+    gs.domain = domain_;
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) gs.deck_dirichlet[a][side] = deck_dirichlet_[a][side];
     gpu_ = std::make_unique<ReactionDiffusionGpu<T>>(gs);
     gpu_->upload_u(u_.data());
 #else
@@ -394,14 +395,10 @@ void ReactionDiffusionModule<T>::linearize(double t) {
 // the deck's end conditions, rows numbered as in the whole grid).
 template <class T>
 rd::CoupledRows<T> ReactionDiffusionModule<T>::rows(int axis, double dt) const {
-  rd::CoupledRows<T> r =
+  const rd::CoupledRows<T> r =
       rd::coupled_rows<T>(lattice_, D_, axis, dt, scheme_ == Scheme::linearly_implicit ? J_.data() : nullptr);
-  if (split(axis)) {
-    r.n = domain_->global().n[std::size_t(axis)];
-    r.dirichlet_lo = deck_dirichlet_[axis][0];
-    r.dirichlet_hi = deck_dirichlet_[axis][1];
-  }
-  return r;
+  if (!split(axis)) return r;
+  return rd::whole_line_rows(r, domain_->global().n[std::size_t(axis)], deck_dirichlet_[axis][0], deck_dirichlet_[axis][1]);
 }
 
 // Constant D with the douglas scheme: every line of an axis has the same blocks; factor them once

@@ -12,7 +12,9 @@
 
 #include "core/cuda_support.cuh"
 #include "core/device_expression.hpp"
+#include "core/device_halos.cuh"
 #include "solvers/block_tridiagonal/cuda/block_solve.cuh"
+#include "solvers/block_tridiagonal/cuda/distributed_block_cuda.cuh"
 #include "solvers/block_tridiagonal/uniform_blocks.hpp"
 
 namespace tridsim {
@@ -64,6 +66,10 @@ struct ReactionDiffusionGpu<T>::Impl {
   cudaKernel_t react = nullptr, linearize = nullptr;
   std::array<blocktri::UniformBlocksDevice<T>, 3> uniform;
   double matrix_dt = -1;
+  std::unique_ptr<cuda::DeviceHalos<T>> halos;  // several ranks
+  blocktri::gpu::SplitBlockScratch<T> split_scratch;
+
+  bool split(int axis) const { return s.domain && s.domain->layout().split(axis); }
 
   void launch(cudaKernel_t k, void** args) const {
     TRIDSIM_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(blocks_for(N)), dim3(256), args, 0, nullptr));
@@ -94,7 +100,9 @@ struct ReactionDiffusionGpu<T>::Impl {
     // Constant D with douglas: one factored matrix per axis, except where the hybrid splits
     // few long lines into segments (it takes generated blocks).
     const bool constant = !li && D.node == nullptr;
-    auto uniform_rows = [&](int a) { return constant && s.solver[std::size_t(a)] != blocktri::BlockGpuAlgorithm::block_pcr; };
+    auto uniform_rows = [&](int a) {
+      return constant && !split(a) && s.solver[std::size_t(a)] != blocktri::BlockGpuAlgorithm::block_pcr;
+    };
     if (constant && dt != matrix_dt) {
       for (int a = 0; a < d; ++a) {
         if (!uniform_rows(a)) continue;
@@ -104,6 +112,7 @@ struct ReactionDiffusionGpu<T>::Impl {
       }
       matrix_dt = dt;
     }
+    if (halos) halos->exchange(u.p);  // the operator reads the neighbours' nodes
     const rd::RightHandSide<T> rhs{s.lattice, D, u.p, b.p, li ? R.p : nullptr, T(dt)};
     right_hand_side<T><<<blocks_for(N * m), 256>>>(rhs, N, w.p);
     TRIDSIM_CUDA_LAUNCH();
@@ -112,11 +121,17 @@ struct ReactionDiffusionGpu<T>::Impl {
     for (int a = 0; a < d; ++a) {
       const tridiag::LineSet L = tridiag::LineSet::dense(s.grid, a);
       const StageStore<T>& store = a == d - 1 ? update : to_w;
-      if (uniform_rows(a))
+      const rd::CoupledRows<T> rows = rd::coupled_rows<T>(s.lattice, D, a, dt, li ? J.p : nullptr);
+      if (split(a)) {  // the whole line's rows, across the ranks of the axis
+        const AxisSplit& part = s.domain->layout().axes[std::size_t(a)];
+        blocktri::gpu::solve_split_lines<T>(
+            m, L, tridiag::Segment{part.halo_lo, part.owned, part.first},
+            rd::whole_line_rows(rows, part.global_n, s.deck_dirichlet[a][0], s.deck_dirichlet[a][1]), load, store,
+            s.domain->line_comm(a), split_scratch, s.pivoting);
+      } else if (uniform_rows(a))
         blocktri::gpu::solve_lines<T>(m, L, uniform[std::size_t(a)], load, store, s.solver[std::size_t(a)], s.pivoting);
       else
-        blocktri::gpu::solve_lines<T>(m, L, rd::coupled_rows<T>(s.lattice, D, a, dt, li ? J.p : nullptr), load, store,
-                                      s.solver[std::size_t(a)], s.pivoting);
+        blocktri::gpu::solve_lines<T>(m, L, rows, load, store, s.solver[std::size_t(a)], s.pivoting);
     }
   }
 };
@@ -135,6 +150,7 @@ ReactionDiffusionGpu<T>::ReactionDiffusionGpu(const Setup& s) : impl_(std::make_
     I.Dn.upload(s.D_node, N * m * m);
     I.D.node = I.Dn.p;
   }
+  if (s.domain && s.domain->distributed()) I.halos = std::make_unique<cuda::DeviceHalos<T>>(*s.domain, int(m));
   if (s.boundary_source) I.b.upload(s.boundary_source, N * m);
   if (s.fixed) I.fixed.upload(s.fixed, N);
   std::vector<double> c;

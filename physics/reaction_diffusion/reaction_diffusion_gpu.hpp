@@ -1,7 +1,8 @@
 #pragma once
 // The reaction-diffusion module's state and steps on a CUDA device (namespace tridsim).
 // ReactionDiffusionModule keeps the deck and the output; u (interleaved per node) stays in device
-// memory and crosses to the host only for output. Same discretization and order of operations as
+// memory and crosses to the host only for output (on several ranks, halos and the reduced rows of
+// split lines cross between ranks: core/device_halos.cuh, cuda/distributed_block_cuda.cuh). Same discretization and order of operations as
 // the CPU path (reaction_diffusion.cpp): the stencils and block rows of rd_stencil.hpp, the
 // block-tridiagonal GPU solvers (solvers/block_tridiagonal/cuda), and the reactions as device code
 // that NVRTC compiles from the deck's expressions (Reactions::device_source).
@@ -16,6 +17,8 @@
 #include "solvers/block_tridiagonal/block_rows.hpp"
 
 namespace tridsim {
+
+class Domain;
 
 template <class T>
 class ReactionDiffusionGpu {
@@ -33,6 +36,8 @@ class ReactionDiffusionGpu {
     std::string reaction_source;            // NVRTC source of rd_react / rd_linearize; empty: no reactions
     std::array<blocktri::BlockGpuAlgorithm, 3> solver{};
     blocktri::Pivoting pivoting = blocktri::Pivoting::partial;
+    const Domain* domain = nullptr;         // several ranks: grid is this rank's local box
+    bool deck_dirichlet[3][2] = {};         // the deck's Dirichlet faces (ends of split lines)
   };
   explicit ReactionDiffusionGpu(const Setup& s);
   ~ReactionDiffusionGpu();

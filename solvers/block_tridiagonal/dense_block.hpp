@@ -1,33 +1,60 @@
 #pragma once
 // Small dense M x M blocks (row-major, runtime m; namespace tridsim::blocktri) for the reference
-// block Thomas and the host-side factorizations: Gaussian elimination of P X = R with k right-hand
-// columns, with or without partial pivoting (row exchanges inside the block).
-#include <cmath>
+// and split-line block Thomas (host and device) and the host-side factorizations: Gaussian
+// elimination of P X = R with k right-hand columns, with or without partial pivoting (row
+// exchanges inside the block).
 #include <string>
-#include <utility>
+#include <type_traits>
 
 #include "core/errors.hpp"
+#include "core/host_device.hpp"
 #include "solvers/block_tridiagonal/block_rows.hpp"
 
 namespace tridsim::blocktri {
 
-// Overwrites R (m x k, row-major, leading dimension k) with P^{-1} R; P (m x m) is destroyed.
-// Throws Error naming `where` if a pivot is zero (the block is singular, or needs pivoting when
-// `pivoting` is none).
+// Element i of an array whose consecutive elements lie `stride` apart (a GPU thread's share of
+// scratch interleaved by line, so that neighbouring threads touch neighbouring words).
 template <class T>
-void dense_solve(int m, T* P, int k, T* R, Pivoting pivoting, const char* where) {
+struct Strided {
+  T* p;
+  index_t stride;
+  TRIDSIM_HOST_DEVICE T& operator[](index_t i) const { return p[i * stride]; }
+  TRIDSIM_HOST_DEVICE Strided operator+(index_t i) const { return {p + i * stride, stride}; }
+  TRIDSIM_HOST_DEVICE Strided operator-(index_t i) const { return {p - i * stride, stride}; }
+};
+
+template <class T>
+TRIDSIM_HOST_DEVICE inline T magnitude(T x) {
+  return x < T(0) ? -x : x;
+}
+template <class T>
+TRIDSIM_HOST_DEVICE inline void swap_values(T& x, T& y) {
+  const T t = x;
+  x = y;
+  y = t;
+}
+
+// Overwrites R (m x k, row-major, leading dimension k) with P^{-1} R; P (m x m) is destroyed.
+// Returns the column of the first zero pivot (the block is singular, or needs pivoting when
+// `pivoting` is none), else -1. Host and device; PP and PR are T* or a Strided<T> view.
+template <class T, class PP, class PR>
+TRIDSIM_HOST_DEVICE int dense_eliminate(int m, PP P, int k, PR R, Pivoting pivoting) {
+  // (Rows are reached by loop indices only, never by the pivot's row number: for a compile-time
+  // m a GPU thread's blocks then stay in registers.)
   for (int col = 0; col < m; ++col) {
     int p = col;
+    T best = magnitude(T(P[col * m + col]));
     if (pivoting == Pivoting::partial)
-      for (int i = col + 1; i < m; ++i)
-        if (std::abs(P[i * m + col]) > std::abs(P[p * m + col])) p = i;
-    if (P[p * m + col] == T(0))
-      throw SingularMatrix(std::string(where) + ": singular pivot block (zero pivot in column " + std::to_string(col) + ")" +
-                  (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
-    if (p != col) {
-      for (int j = 0; j < m; ++j) std::swap(P[p * m + j], P[col * m + j]);
-      for (int j = 0; j < k; ++j) std::swap(R[p * k + j], R[col * k + j]);
-    }
+      for (int i = col + 1; i < m; ++i) {
+        const T v = magnitude(T(P[i * m + col]));
+        if (v > best) best = v, p = i;
+      }
+    if (best == T(0)) return col;
+    for (int i = col + 1; i < m; ++i)
+      if (i == p) {
+        for (int j = 0; j < m; ++j) swap_values(P[i * m + j], P[col * m + j]);
+        for (int j = 0; j < k; ++j) swap_values(R[i * k + j], R[col * k + j]);
+      }
     const T inv = T(1) / P[col * m + col];
     for (int i = col + 1; i < m; ++i) {
       const T f = P[i * m + col] * inv;
@@ -44,15 +71,30 @@ void dense_solve(int m, T* P, int k, T* R, Pivoting pivoting, const char* where)
       R[col * k + j] = s * inv;
     }
   }
+  return -1;
 }
 
-// Y = X - A Z for m x m A and m x k X, Z (row-major, leading dimension k).
+// The error of a zero pivot in column `col` of a pivot block, for the message of `where`.
+inline SingularMatrix singular_pivot_block(const char* where, int col, Pivoting pivoting) {
+  return SingularMatrix(std::string(where) + ": singular pivot block (zero pivot in column " + std::to_string(col) + ")" +
+                        (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
+}
+
+// dense_eliminate on the host; throws SingularMatrix naming `where` at a zero pivot.
 template <class T>
-void dense_minus_product(int m, int k, const T* A, const T* Z, T* Y) {
+void dense_solve(int m, T* P, int k, T* R, Pivoting pivoting, const char* where) {
+  const int col = dense_eliminate<T>(m, P, k, R, pivoting);
+  if (col >= 0) throw singular_pivot_block(where, col, pivoting);
+}
+
+// Y = Y - A Z for m x m A and m x k Y, Z (row-major, leading dimension k; T* or Strided<T>).
+template <class PA, class PZ, class PY>
+TRIDSIM_HOST_DEVICE void dense_minus_product(int m, int k, PA A, PZ Z, PY Y) {
+  using T = std::remove_reference_t<decltype(Y[0])>;
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < k; ++j) {
       T s = Y[i * k + j];
-      for (int c = 0; c < m; ++c) s -= A[i * m + c] * Z[c * k + j];
+      for (int c = 0; c < m; ++c) s -= T(A[i * m + c]) * T(Z[c * k + j]);
       Y[i * k + j] = s;
     }
 }

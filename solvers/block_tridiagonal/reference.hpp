@@ -30,29 +30,42 @@ struct BlockThomasWork {
 
 // Overwrites X (n block rows of m x K: X[(r*m + i)*K + j]) with the solution of the n-row block
 // system; block(r, A, B, C) fills row r's blocks (m x m, row-major; A_0 and C_{n-1} are not used).
+// cs holds n m x m blocks (C*_r); A, B, C (m*m) and R (m*(m + K)) are work space. Returns the
+// column of a zero pivot (X is then not the solution), else -1. Host and device: X and cs are T*
+// or Strided<T> (a GPU thread's scratch interleaved by line).
+template <class T, class BlockRow, class PX, class PC>
+TRIDSIM_HOST_DEVICE int block_thomas_in(int m, index_t n, int K, const BlockRow& block, PX X, PC cs, T* A, T* B, T* C,
+                                        T* R, Pivoting pivoting) {
+  const index_t mm = index_t(m) * m;
+  const int k = m + K;  // R = [C_r | X_r - A_r X*_{r-1}]
+  for (index_t r = 0; r < n; ++r) {
+    block(r, A, B, C);
+    const PX x = X + r * m * K;
+    if (r > 0) {
+      dense_minus_product(m, m, A, cs + (r - 1) * mm, B);
+      dense_minus_product(m, K, A, x - m * K, x);
+    }
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < m; ++j) R[i * k + j] = r + 1 < n ? C[i * m + j] : T(0);
+      for (int j = 0; j < K; ++j) R[i * k + m + j] = x[i * K + j];
+    }
+    const int col = dense_eliminate<T>(m, B, k, R, pivoting);
+    if (col >= 0) return col;
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < m; ++j) cs[r * mm + i * m + j] = R[i * k + j];
+      for (int j = 0; j < K; ++j) x[i * K + j] = R[i * k + m + j];
+    }
+  }
+  for (index_t r = n - 2; r >= 0; --r) dense_minus_product(m, K, cs + r * mm, X + (r + 1) * m * K, X + r * m * K);
+  return -1;
+}
+
+// block_thomas_in on the host with its work space; throws SingularMatrix naming `where`.
 template <class T, class BlockRow>
 void block_thomas(int m, index_t n, int K, const BlockRow& block, T* X, BlockThomasWork<T>& w, Pivoting pivoting,
                   const char* where) {
-  const std::size_t mm = std::size_t(m) * m;
-  const int k = m + K;  // R = [C_r | X_r - A_r X*_{r-1}]
-  for (index_t r = 0; r < n; ++r) {
-    block(r, w.A.data(), w.B.data(), w.C.data());
-    T* x = X + r * m * K;
-    if (r > 0) {
-      dense_minus_product(m, m, w.A.data(), w.cs.data() + (r - 1) * mm, w.B.data());
-      dense_minus_product(m, K, w.A.data(), x - m * K, x);
-    }
-    for (int i = 0; i < m; ++i) {
-      for (int j = 0; j < m; ++j) w.R[i * k + j] = r + 1 < n ? w.C[i * m + j] : T(0);
-      for (int j = 0; j < K; ++j) w.R[i * k + m + j] = x[i * K + j];
-    }
-    dense_solve(m, w.B.data(), k, w.R.data(), pivoting, where);
-    for (int i = 0; i < m; ++i) {
-      for (int j = 0; j < m; ++j) w.cs[r * mm + i * m + j] = w.R[i * k + j];
-      for (int j = 0; j < K; ++j) x[i * K + j] = w.R[i * k + m + j];
-    }
-  }
-  for (index_t r = n - 2; r >= 0; --r) dense_minus_product(m, K, w.cs.data() + r * mm, X + (r + 1) * m * K, X + r * m * K);
+  const int col = block_thomas_in<T>(m, n, K, block, X, w.cs.data(), w.A.data(), w.B.data(), w.C.data(), w.R.data(), pivoting);
+  if (col >= 0) throw singular_pivot_block(where, col, pivoting);
 }
 
 template <class T, class Blocks, class Load, class Store>

@@ -3,8 +3,10 @@
 // Each rank holds one segment of every line (rows first_row .. first_row + rows - 1 of its local
 // lines) and, per batch of lines:
 //   1. reduces each segment to two rows that couple it to its neighbours (reduce_segments);
-//   2. exchanges only those rows: every rank gathers the batch's reduced systems (2 rows per rank
-//      per line) and solves the ones it needs (solve_reduced), while the next batch is reduced;
+//   2. exchanges only those rows, while the next batch is reduced (SplitTransport): every rank
+//      gathers the batch's reduced systems (2 rows per rank per line) and solves them all, keeping
+//      its own two unknowns; or each rank is handed the reduced systems of 1/P of the lines, solves
+//      them and sends every rank back its two unknowns (a second exchange);
 //   3. forms its segments again from `load` and the row source and recovers the interiors from
 //      the two unknowns the reduced system gave (recover_segments), writing them through `store`.
 // Forming the segments twice costs one more read of the right-hand side but no stored
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/aligned.hpp"
@@ -36,6 +39,24 @@ struct SplitTimes {
   double reduced_solve = 0;  // solving the gathered reduced systems
   double recover = 0;        // loading the segments again, recovering and storing them
 };
+
+// How the reduced systems of split lines cross the ranks of the axis (P of them), per batch.
+enum class SplitTransport {
+  gather,    // all-gather: every rank receives (P-1) * 2 rows per line and solves every line
+  alltoall,  // all-to-all: every rank receives about (P-1)/P * 2 rows per line, solves 1/P of the
+             // lines and sends back 2 unknowns per line to each other rank (a second exchange)
+};
+
+// The automatic choice. The all-to-all saves received volume and reduced-solve work that grow with
+// P, but pays a second exchange's latency per batch: at P = 2 it saves at most half of a small
+// volume, and with few lines the exchanges are latency-bound, so gather there. The constants are to
+// be set from bench_distributed's split_lines/z/{gather,alltoall}.
+inline constexpr int kSplitAlltoallMinRanks = 3;
+inline constexpr index_t kSplitAlltoallMinLines = 4096;
+inline SplitTransport choose_split_transport(index_t lines, int ranks) {
+  return ranks >= kSplitAlltoallMinRanks && lines >= kSplitAlltoallMinLines ? SplitTransport::alltoall
+                                                                             : SplitTransport::gather;
+}
 
 // Row sources whose rows are the same for every line: the segment is factored once
 // (FactoredSegment) and each line costs only its right-hand side.
@@ -120,23 +141,27 @@ void store_tile(const SplitTiles& tiles, index_t t, const Segment& seg, const St
 }  // namespace detail
 
 // Solves every line of L (this rank's local lines along L.axis) whose rows are split over the ranks
-// of `comm`; this rank holds rows `seg` of each.
+// of `comm`; this rank holds rows `seg` of each. `transport` forces one (none: choose_split_transport).
 template <class T, class Rows, class Load, class Store>
 void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, const Load& load, const Store& store,
-                       LineComm& comm, SplitTimes* times = nullptr) {
+                       LineComm& comm, SplitTimes* times = nullptr, std::optional<SplitTransport> transport = {}) {
   if (L.count() == 0) return;
   if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
   using Row = ReducedRow<T>;
   constexpr index_t W = tile<T>;
   const detail::SplitTiles tiles(L, W);
   const index_t m = seg.rows, P = comm.size(), me = comm.rank(), lines = L.count();
+  const bool alltoall = transport.value_or(choose_split_transport(lines, int(P))) == SplitTransport::alltoall;
   // Batches of tiles: the exchange of one overlaps the reduction of the next. Rows are exchanged
-  // per line (2 rows of each rank), in line order: send [line][2], recv [rank][line of batch][2].
+  // per line (2 rows of each rank), in line order: send [line][2], recv [rank][line][2] (gather:
+  // the batch's lines; all-to-all: this rank's chunk of them). The all-to-all's unknowns go back
+  // from `solved` [rank][line of the chunk][2] (batch b at 2 (q0 + b P): a chunk has at most
+  // nq / P + 1 lines) into `back` [line][2].
   const index_t nbatch = std::min<index_t>(tiles.count, 4), per = (tiles.count + nbatch - 1) / nbatch;
   // Work arrays are kept between calls (large fresh allocations would be page-faulted every step).
   struct Exchange {
     std::vector<Row> send, recv;
-    std::vector<T> first, last;
+    std::vector<T> first, last, solved, back;
   };
   static thread_local Exchange calling_thread;  // (the OpenMP threads below use the caller's)
   // Named references, not a structured binding: lambdas below capture them (clang 14 refuses).
@@ -144,11 +169,18 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
   auto& recv = calling_thread.recv;
   auto& first = calling_thread.first;
   auto& last = calling_thread.last;
+  auto& solved = calling_thread.solved;
+  auto& back = calling_thread.back;
   send.assign(2 * lines, Row{});
   recv.resize(2 * lines * P);
   first.resize(lines);
   last.resize(lines);
-  std::vector<int> request(nbatch, -1);
+  if (alltoall) {
+    solved.resize(2 * (lines + nbatch * P));
+    back.resize(2 * lines);
+  }
+  std::vector<int> request(nbatch, -1), returned(nbatch, -1);  // returned: the all-to-all's unknowns
+  int moving = -1;  // the newest exchange in flight (-1: none), moved on while this rank computes
   constexpr bool shared = rows_shared_by_lines_v<Rows>;
   std::unique_ptr<FactoredSegment<T>> factored;
   if constexpr (shared) {
@@ -237,6 +269,27 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
     const index_t t0 = std::min(tiles.count, b * per), t1 = std::min(tiles.count, (b + 1) * per);
     return Batch{t0, t1, t0 < t1 ? tiles.line(t0, 0) : lines, t0 < t1 ? tiles.line(t1 - 1, 0) + tiles.lanes(t1 - 1) : lines};
   };
+  // All-to-all: the batch's lines in P contiguous chunks, sizes differing by at most one; chunk r
+  // (lines [chunk(B, r), chunk(B, r + 1))) is solved by rank r.
+  auto chunk = [&](const Batch& B, index_t r) { return B.q0 + (B.q1 - B.q0) * r / P; };
+  // Solves the n reduced systems of `got` ([rank][line][2]: 2P rows each), G lines side by side (their
+  // recurrences overlap); keep(i, g, x) takes the unknowns of lines i .. i + g - 1, row j of line
+  // i + l at x[j * G + l].
+  constexpr index_t G = 8;
+  auto solve_gathered = [&](const Row* got, index_t n, const auto& keep) {
+#pragma omp parallel
+    {
+      std::vector<T> cp(2 * P * G), x(2 * P * G);
+#pragma omp for schedule(static)
+      for (index_t i = 0; i < n; i += G) {
+        const index_t g = std::min(G, n - i);
+        solve_reduced_at<T>(
+            2 * P, g, [&](index_t j, index_t l) { return got[2 * ((j / 2) * n + i + l) + j % 2]; },
+            [&](index_t j, index_t l) -> T& { return cp[j * G + l]; }, [&](index_t j, index_t l) -> T& { return x[j * G + l]; });
+        keep(i, g, x.data());
+      }
+    }
+  };
 
   using clock = std::chrono::steady_clock;
   auto lap = [&](double SplitTimes::*part, clock::time_point& t0) {
@@ -248,16 +301,21 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
   auto keep_moving = [&](int req, index_t t) {
     if (t % 8 == 0 && omp_get_thread_num() == 0) comm.progress(req);
   };
+  auto wait = [&](int req) {
+    comm.wait(req);
+    if (req == moving) moving = -1;
+  };
   auto reduce = [&](index_t b) {
     const Batch B = batch(b);
     auto t0 = clock::now();
+    const int in_flight = moving;
 #pragma omp parallel
     {
       static thread_local Buffers buffers;
       buffers.size_for(m, !shared);
 #pragma omp for schedule(static)
       for (index_t t = B.t0; t < B.t1; ++t) {
-        if (b > 0) keep_moving(request[b - 1], t);
+        keep_moving(in_flight, t);
         reduce_one(t, buffers);
         const index_t w = tiles.lanes(t);
         Row* out = send.data() + 2 * tiles.line(t, 0);
@@ -267,51 +325,91 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
         }
       }
     }
-    request[b] = comm.start_allgather(send.data() + 2 * B.q0, recv.data() + 2 * B.q0 * P, sizeof(Row) * 2 * (B.q1 - B.q0));
+    if (alltoall) {  // to rank r: this rank's rows of chunk r; from rank k: k's rows of this rank's chunk
+      const index_t nc = chunk(B, me + 1) - chunk(B, me);
+      std::vector<std::size_t> out(2 * P), in(2 * P);  // bytes per rank, then offsets
+      for (index_t r = 0; r < P; ++r) {
+        out[r] = sizeof(Row) * 2 * (chunk(B, r + 1) - chunk(B, r));
+        out[P + r] = sizeof(Row) * 2 * (chunk(B, r) - B.q0);
+        in[r] = sizeof(Row) * 2 * nc;
+        in[P + r] = sizeof(Row) * 2 * r * nc;
+      }
+      request[b] = comm.start_alltoallv(send.data() + 2 * B.q0, out.data(), out.data() + P, recv.data() + 2 * B.q0 * P,
+                                        in.data(), in.data() + P);
+    } else {
+      request[b] = comm.start_allgather(send.data() + 2 * B.q0, recv.data() + 2 * B.q0 * P, sizeof(Row) * 2 * (B.q1 - B.q0));
+    }
+    moving = request[b];
     lap(&SplitTimes::reduce, t0);
+  };
+  // All-to-all: this rank's chunk of batch b solved, every rank's two unknowns of it sent back.
+  auto solve_chunk = [&](index_t b) {
+    auto t0 = clock::now();
+    wait(request[b]);
+    lap(&SplitTimes::exchange, t0);
+    const Batch B = batch(b);
+    const index_t nc = chunk(B, me + 1) - chunk(B, me);
+    T* out = solved.data() + 2 * (B.q0 + b * P);
+    solve_gathered(recv.data() + 2 * B.q0 * P, nc, [&](index_t i, index_t g, const T* x) {
+      for (index_t k = 0; k < P; ++k)
+        for (index_t l = 0; l < g; ++l) {
+          out[2 * (k * nc + i + l)] = x[2 * k * G + l];
+          out[2 * (k * nc + i + l) + 1] = x[(2 * k + 1) * G + l];
+        }
+    });
+    std::vector<std::size_t> to(2 * P), from(2 * P);  // bytes per rank, then offsets
+    for (index_t r = 0; r < P; ++r) {
+      to[r] = sizeof(T) * 2 * nc;
+      to[P + r] = sizeof(T) * 2 * r * nc;
+      from[r] = sizeof(T) * 2 * (chunk(B, r + 1) - chunk(B, r));
+      from[P + r] = sizeof(T) * 2 * (chunk(B, r) - B.q0);
+    }
+    returned[b] = comm.start_alltoallv(out, to.data(), to.data() + P, back.data() + 2 * B.q0, from.data(), from.data() + P);
+    moving = returned[b];
+    lap(&SplitTimes::reduced_solve, t0);
   };
   auto recover = [&](index_t b) {
     auto t0 = clock::now();
-    comm.wait(request[b]);
+    wait(alltoall ? returned[b] : request[b]);
     lap(&SplitTimes::exchange, t0);
     const Batch B = batch(b);
-    const index_t nq = B.q1 - B.q0;
-    const Row* got = recv.data() + 2 * B.q0 * P;
-    constexpr index_t G = 8;  // lines solved side by side (their recurrences overlap)
-#pragma omp parallel
-    {
-      std::vector<T> cp(2 * P * G), x(2 * P * G);
-#pragma omp for schedule(static)
-      for (index_t q0 = 0; q0 < nq; q0 += G) {
-        const index_t g = std::min(G, nq - q0);
-        solve_reduced_at<T>(
-            2 * P, g, [&](index_t j, index_t l) { return got[2 * ((j / 2) * nq + q0 + l) + j % 2]; },
-            [&](index_t j, index_t l) -> T& { return cp[j * G + l]; }, [&](index_t j, index_t l) -> T& { return x[j * G + l]; });
+    if (!alltoall) {
+      const index_t nq = B.q1 - B.q0;
+      solve_gathered(recv.data() + 2 * B.q0 * P, nq, [&](index_t i, index_t g, const T* x) {
         for (index_t l = 0; l < g; ++l) {
-          first[B.q0 + q0 + l] = x[2 * me * G + l];
-          last[B.q0 + q0 + l] = x[(2 * me + 1) * G + l];
+          first[B.q0 + i + l] = x[2 * me * G + l];
+          last[B.q0 + i + l] = x[(2 * me + 1) * G + l];
         }
-      }
+      });
+      lap(&SplitTimes::reduced_solve, t0);
     }
-    lap(&SplitTimes::reduced_solve, t0);
+    const int in_flight = moving;
 #pragma omp parallel
     {
       static thread_local Buffers buffers;
       buffers.size_for(m, !shared);
 #pragma omp for schedule(static)
       for (index_t t = B.t0; t < B.t1; ++t) {
-        if (b + 1 < nbatch) keep_moving(request[b + 1], t);
+        keep_moving(in_flight, t);
         const index_t q = tiles.line(t, 0);
+        if (alltoall)
+          for (index_t l = 0; l < tiles.lanes(t); ++l) {
+            first[q + l] = back[2 * (q + l)];
+            last[q + l] = back[2 * (q + l) + 1];
+          }
         recover_one(t, buffers, first.data() + q, last.data() + q);
       }
     }
     lap(&SplitTimes::recover, t0);
   };
-  for (index_t b = 0; b < nbatch; ++b) {
-    reduce(b);
-    if (b > 0) recover(b - 1);
+  // Batch b is reduced at step b, (all-to-all) solved at step b + 1 and recovered at step b + lag,
+  // so each exchange overlaps the next step's work.
+  const index_t lag = alltoall ? 2 : 1;
+  for (index_t step = 0; step < nbatch + lag; ++step) {
+    if (step < nbatch) reduce(step);
+    if (alltoall && step >= 1 && step <= nbatch) solve_chunk(step - 1);
+    if (step >= lag) recover(step - lag);
   }
-  recover(nbatch - 1);
 }
 
 }  // namespace tridsim::tridiag

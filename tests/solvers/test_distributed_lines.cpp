@@ -1,7 +1,8 @@
 // Lines split over ranks (solvers/tridiagonal/distributed.hpp, core/domain.hpp): every rank solves
 // its segments of a batch of random diagonally dominant lines, and the result must equal the
 // single-process batched solve of the whole lines, for every split axis, awkward sizes and
-// process grids; the bytes sent must be the reduced rows only. Runs on any number of ranks
+// process grids, with both transports of the reduced systems (gather, all-to-all); the bytes sent
+// must be the reduced rows (and the all-to-all's returned unknowns) only. Runs on any number of ranks
 // (ctest label mpi: mpirun -np 1..4); on one rank it checks the decomposition arithmetic too.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -55,10 +56,13 @@ struct RowsFromGlobal {
   }
 };
 
+const SplitTransport kTransports[] = {SplitTransport::gather, SplitTransport::alltoall};
+
 // Split solve of every line along `axis` of g over `domain`; the largest relative difference on
 // the owned nodes from the whole-line solve, and the bytes sent per line.
 template <class T>
-void check_split(const Grid& g, int axis, const Domain& domain, double tol) {
+void check_split(const Grid& g, int axis, const Domain& domain, double tol, SplitTransport transport) {
+  CAPTURE(transport == SplitTransport::gather ? "gather" : "alltoall");
   CAPTURE(g.n[0]);
   CAPTURE(g.n[1]);
   CAPTURE(g.n[2]);
@@ -94,7 +98,7 @@ void check_split(const Grid& g, int axis, const Domain& domain, double tol) {
   solve_split_lines<T>(
       lines, seg, RowsFromGlobal<T>{d, l, axis},
       [&](index_t o, index_t n, T* dst) { std::copy(rhs.data() + o, rhs.data() + o + n, dst); },
-      [&](index_t o, index_t n, const T* src) { std::copy(src, src + n, out.data() + o); }, comm);
+      [&](index_t o, index_t n, const T* src) { std::copy(src, src + n, out.data() + o); }, comm, nullptr, transport);
   double worst = 0, scale = 0;
   for (index_t k = 0; k < l.n[2]; ++k)
     for (index_t j = 0; j < l.n[1]; ++j)
@@ -105,8 +109,24 @@ void check_split(const Grid& g, int axis, const Domain& domain, double tol) {
         scale = std::max(scale, std::abs(ref));
       }
   CHECK(worst <= tol * scale);
-  // Only the reduced system crosses: 2 rows of each line to each other rank of the axis.
-  CHECK(comm.bytes_sent() - before == std::size_t(comm.size() - 1) * 2 * lines.count() * sizeof(ReducedRow<T>));
+  const std::size_t sent = comm.bytes_sent() - before, P = comm.size(), n = lines.count(), row = sizeof(ReducedRow<T>);
+  if (transport == SplitTransport::gather) {
+    // Only the reduced system crosses: 2 rows of each line to each other rank of the axis.
+    CHECK(sent == (P - 1) * 2 * n * row);
+    return;
+  }
+  // All-to-all, a rank solving s of the n lines: its 2 rows of each of the n - s lines solved
+  // elsewhere to their solver, and the 2 unknowns of each line it solves back to each other rank.
+  auto alltoall_bytes = [&](std::size_t s) { return 2 * (n - s) * row + (P - 1) * 2 * s * sizeof(T); };
+  // Summed over the axis' ranks (each line solved once): 2 (P - 1) n (row + value), however the
+  // lines are chunked.
+  CHECK(domain.sum(double(sent)) == domain.sum(comm.rank() == 0 ? double(2 * (P - 1) * n * (row + sizeof(T))) : 0.0));
+  // Each batch (at most 4) gives a rank n_b / P lines rounded down or up.
+  bool fits = false;
+  for (std::size_t s = n / P >= 4 ? n / P - 4 : 0; s <= std::min(n, n / P + 5); ++s) fits = fits || sent == alltoall_bytes(s);
+  CHECK(fits);
+  // One line (one batch): the last rank's chunk holds it.
+  if (n == 1) CHECK(sent == alltoall_bytes(comm.rank() + 1 == comm.size() ? 1 : 0));
 }
 
 const std::vector<Grid> kGrids = [] {
@@ -137,8 +157,10 @@ void for_each_split_axis(Fn&& fn) {
 
 TEST_CASE("split lines match the whole-line solve along every split axis") {
   for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
-    check_split<double>(g, axis, domain, 1e-13);
-    check_split<float>(g, axis, domain, 2e-5);
+    for (const SplitTransport t : kTransports) {
+      check_split<double>(g, axis, domain, 1e-13, t);
+      check_split<float>(g, axis, domain, 2e-5, t);
+    }
   });
 }
 
@@ -146,32 +168,35 @@ TEST_CASE("split lines match the whole-line solve along every split axis") {
 // single-process solve with the factored uniform matrix, on every split axis.
 TEST_CASE("split lines with shared rows match the uniform-matrix solve") {
   for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
-    const Decomposition& d = domain.layout();
-    const Grid l = d.local();
-    std::vector<double> x(g.size());
-    for (index_t o = 0; o < g.size(); ++o) x[o] = noise(o, 5);
-    std::vector<double> mine(l.size());
-    domain.take_local(x.data(), mine.data());
-    const double w = 0.7;
-    solve_lines<double>(LineSet::dense(g, axis),
-                        uniform_diffusion_matrix<double>(g.n[axis], w, BoundaryKind::dirichlet, BoundaryKind::neumann),
-                        x.data());
-    const AxisSplit& s = d.axes[axis];
-    solve_split_lines<double>(
-        LineSet::dense(l, axis), Segment{s.halo_lo, s.owned, s.first},
-        ConstantDiffusionRows<double>{w, g.n[axis], BoundaryKind::dirichlet, BoundaryKind::neumann},
-        [&](index_t o, index_t n, double* dst) { std::copy(mine.data() + o, mine.data() + o + n, dst); },
-        [&](index_t o, index_t n, const double* src) { std::copy(src, src + n, mine.data() + o); },
-        domain.line_comm(axis));
-    double worst = 0;
-    for (index_t k = 0; k < l.n[2]; ++k)
-      for (index_t j = 0; j < l.n[1]; ++j)
-        for (index_t i = 0; i < l.n[0]; ++i)
-          if (d.owns(i, j, k))
-            worst = std::max(worst, std::abs(mine[l.index(i, j, k)] -
-                                             x[g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(),
-                                                       k + d.axes[2].local_first())]));
-    CHECK(worst <= 1e-13);
+    for (const SplitTransport transport : kTransports) {
+      CAPTURE(transport == SplitTransport::gather ? "gather" : "alltoall");
+      const Decomposition& d = domain.layout();
+      const Grid l = d.local();
+      std::vector<double> x(g.size());
+      for (index_t o = 0; o < g.size(); ++o) x[o] = noise(o, 5);
+      std::vector<double> mine(l.size());
+      domain.take_local(x.data(), mine.data());
+      const double w = 0.7;
+      solve_lines<double>(LineSet::dense(g, axis),
+                          uniform_diffusion_matrix<double>(g.n[axis], w, BoundaryKind::dirichlet, BoundaryKind::neumann),
+                          x.data());
+      const AxisSplit& s = d.axes[axis];
+      solve_split_lines<double>(
+          LineSet::dense(l, axis), Segment{s.halo_lo, s.owned, s.first},
+          ConstantDiffusionRows<double>{w, g.n[axis], BoundaryKind::dirichlet, BoundaryKind::neumann},
+          [&](index_t o, index_t n, double* dst) { std::copy(mine.data() + o, mine.data() + o + n, dst); },
+          [&](index_t o, index_t n, const double* src) { std::copy(src, src + n, mine.data() + o); },
+          domain.line_comm(axis), nullptr, transport);
+      double worst = 0;
+      for (index_t k = 0; k < l.n[2]; ++k)
+        for (index_t j = 0; j < l.n[1]; ++j)
+          for (index_t i = 0; i < l.n[0]; ++i)
+            if (d.owns(i, j, k))
+              worst = std::max(worst, std::abs(mine[l.index(i, j, k)] -
+                                               x[g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(),
+                                                         k + d.axes[2].local_first())]));
+      CHECK(worst <= 1e-13);
+    }
   });
 }
 
@@ -180,7 +205,8 @@ TEST_CASE("split lines on a balanced process grid (two split axes with 4 ranks)"
     if (g.dim < 2) continue;
     const Domain domain(g, {0, 0, 0});
     for (int axis = 0; axis < g.dim; ++axis)
-      if (domain.layout().split(axis)) check_split<double>(g, axis, domain, 1e-13);
+      if (domain.layout().split(axis))
+        for (const SplitTransport t : kTransports) check_split<double>(g, axis, domain, 1e-13, t);
   }
 }
 
