@@ -119,8 +119,9 @@ void check_split(const Grid& g, int axis, const Domain& domain, double tol, Spli
   // elsewhere to their solver, and the 2 unknowns of each line it solves back to each other rank.
   auto alltoall_bytes = [&](std::size_t s) { return 2 * (n - s) * row + (P - 1) * 2 * s * sizeof(T); };
   // Summed over the axis' ranks (each line solved once): 2 (P - 1) n (row + value), however the
-  // lines are chunked.
-  CHECK(domain.sum(double(sent)) == domain.sum(comm.rank() == 0 ? double(2 * (P - 1) * n * (row + sizeof(T))) : 0.0));
+  // lines are chunked. (Every rank of an axis group weighs its sends by P and names the group's
+  // total, so that the sums over all groups of the process grid compare group by group.)
+  CHECK(domain.sum(double(sent * P)) == domain.sum(double(2 * (P - 1) * n * (row + sizeof(T)))));
   // Each batch (at most 4) gives a rank n_b / P lines rounded down or up.
   bool fits = false;
   for (std::size_t s = n / P >= 4 ? n / P - 4 : 0; s <= std::min(n, n / P + 5); ++s) fits = fits || sent == alltoall_bytes(s);
@@ -266,6 +267,34 @@ TEST_CASE("split block lines match the whole-line block solve along every split 
             std::size_t(comm.size() - 1) * 2 * lines.count() * (3 * m + 1) * m * sizeof(double));
     });
   }
+}
+
+// A zero row of blocks in the middle of every line: on whichever rank it lies (interior or end of
+// a segment), every rank of the axis learns of it through the reduced rows and throws.
+TEST_CASE("a singular pivot block in one rank's segment throws SingularMatrix on every rank") {
+  struct ZeroRow : BlockRowsFromGlobal {
+    index_t zero;
+    void entry(index_t o, index_t r, int i, int j, double& A, double& B, double& C) const {
+      BlockRowsFromGlobal::entry(o, r, i, j, A, B, C);
+      if (r == zero) A = B = C = 0;
+    }
+  };
+  const int m = 2;
+  for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
+    const Decomposition& d = domain.layout();
+    const Grid l = d.local();
+    std::vector<double> mine(l.size() * m, 1.0);
+    const AxisSplit& s = d.axes[axis];
+    const blocktri::InterleavedAccess<double> access{mine.data(), m};
+    for (const index_t zero : {g.n[axis] / 2, s.first + 1}) {  // (the second: a row each rank owns)
+      CAPTURE(zero);
+      CHECK_THROWS_AS(blocktri::solve_split_lines<double>(
+                          m, LineSet::dense(l, axis), Segment{s.halo_lo, s.owned, s.first},
+                          ZeroRow{{g, &d, axis, m}, zero}, [&](index_t o, index_t n, double* dst) { access.load(o, n, dst); },
+                          [&](index_t o, index_t n, const double* src) { access.store(o, n, src); }, domain.line_comm(axis)),
+                      SingularMatrix);
+    }
+  });
 }
 
 TEST_CASE("halo exchange fills every halo node with the neighbour's owned value") {
