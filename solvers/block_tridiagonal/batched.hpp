@@ -29,6 +29,7 @@
 #include "core/aligned.hpp"
 #include "core/errors.hpp"
 #include "solvers/block_tridiagonal/block_rows.hpp"
+#include "solvers/block_tridiagonal/dense_block.hpp"
 #include "solvers/block_tridiagonal/uniform_blocks.hpp"
 
 #if defined(__AVX512F__)
@@ -505,8 +506,7 @@ void solve_fixed(int m, const LineSet& L, const Blocks& blocks, const Load& load
   if (is_uniform_v<Blocks> || pivoting == Pivoting::none) run(std::false_type{});  // uniform: factored already
   else run(std::true_type{});
   if (singular)
-    throw SingularMatrix(std::string("block-tridiagonal solver: singular pivot block (zero pivot)") +
-                (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
+    throw singular_pivot_block("block-tridiagonal solver", -1, pivoting);
 }
 
 }  // namespace detail

@@ -74,9 +74,10 @@ TRIDSIM_HOST_DEVICE int dense_eliminate(int m, PP P, int k, PR R, Pivoting pivot
   return -1;
 }
 
-// The error of a zero pivot in column `col` of a pivot block, for the message of `where`.
-inline SingularMatrix singular_pivot_block(const char* where, int col, Pivoting pivoting) {
-  return SingularMatrix(std::string(where) + ": singular pivot block (zero pivot in column " + std::to_string(col) + ")" +
+// The error of a zero pivot (in column `col` of a pivot block, where known: col >= 0) met by `where`.
+inline SingularMatrix singular_pivot_block(const std::string& where, int col, Pivoting pivoting) {
+  return SingularMatrix(where + ": singular pivot block (zero pivot" +
+                        (col >= 0 ? " in column " + std::to_string(col) : std::string()) + ")" +
                         (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
 }
 

@@ -79,10 +79,6 @@ void solve_split_lines(int m, const LineSet& L, const Segment& seg, const Blocks
     const index_t base = (L.axis == 0 ? tiles.line_base(t) : tiles.base(t) + l) + seg.first_row * stride;
     return SegmentRows<T, Blocks>{blocks, m, base, stride, seg.global_row};
   };
-  auto fail = [&](const char* what) {
-    return SingularMatrix(std::string("distributed block-tridiagonal solver: ") + what +
-                          (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
-  };
   // Per-thread work space of the segment solves (interior rows, K columns at most).
   struct Work {
     std::vector<T> X, cs;
@@ -122,7 +118,7 @@ void solve_split_lines(int m, const LineSet& L, const Segment& seg, const Blocks
     }
   }
   // (the same on every rank of the axis: all solve the same systems, NaN rows where one failed)
-  if (singular) throw fail("singular pivot block (zero pivot)");
+  if (singular) throw singular_pivot_block("distributed block-tridiagonal solver", -1, pivoting);
 
   // 3. Recover the interiors from x_0 and x_{m-1} and store the segments.
 #pragma omp parallel
@@ -143,7 +139,7 @@ void solve_split_lines(int m, const LineSet& L, const Segment& seg, const Blocks
       store_tile(t, d.data(), line.data());
     }
   }
-  if (singular) throw fail("singular pivot block (zero pivot)");
+  if (singular) throw singular_pivot_block("distributed block-tridiagonal solver", -1, pivoting);
 }
 
 }  // namespace tridsim::blocktri

@@ -272,6 +272,20 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
   // All-to-all: the batch's lines in P contiguous chunks, sizes differing by at most one; chunk r
   // (lines [chunk(B, r), chunk(B, r + 1))) is solved by rank r.
   auto chunk = [&](const Batch& B, index_t r) { return B.q0 + (B.q1 - B.q0) * r / P; };
+  // The all-to-alls' byte counts per rank, then offsets: `per_line` bytes of each line of chunk r
+  // for rank r (by_chunk), or of each line of this rank's chunk for every rank (own_chunk).
+  using Layout = std::vector<std::size_t>;
+  auto by_chunk = [&](const Batch& B, std::size_t per_line) {
+    Layout v(2 * P);
+    for (index_t r = 0; r < P; ++r) v[r] = per_line * (chunk(B, r + 1) - chunk(B, r)), v[P + r] = per_line * (chunk(B, r) - B.q0);
+    return v;
+  };
+  auto own_chunk = [&](const Batch& B, std::size_t per_line) {
+    Layout v(2 * P);
+    const index_t nc = chunk(B, me + 1) - chunk(B, me);
+    for (index_t r = 0; r < P; ++r) v[r] = per_line * nc, v[P + r] = per_line * r * nc;
+    return v;
+  };
   // Solves the n reduced systems of `got` ([rank][line][2]: 2P rows each), G lines side by side (their
   // recurrences overlap); keep(i, g, x) takes the unknowns of lines i .. i + g - 1, row j of line
   // i + l at x[j * G + l].
@@ -326,14 +340,7 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
       }
     }
     if (alltoall) {  // to rank r: this rank's rows of chunk r; from rank k: k's rows of this rank's chunk
-      const index_t nc = chunk(B, me + 1) - chunk(B, me);
-      std::vector<std::size_t> out(2 * P), in(2 * P);  // bytes per rank, then offsets
-      for (index_t r = 0; r < P; ++r) {
-        out[r] = sizeof(Row) * 2 * (chunk(B, r + 1) - chunk(B, r));
-        out[P + r] = sizeof(Row) * 2 * (chunk(B, r) - B.q0);
-        in[r] = sizeof(Row) * 2 * nc;
-        in[P + r] = sizeof(Row) * 2 * r * nc;
-      }
+      const Layout out = by_chunk(B, 2 * sizeof(Row)), in = own_chunk(B, 2 * sizeof(Row));
       request[b] = comm.start_alltoallv(send.data() + 2 * B.q0, out.data(), out.data() + P, recv.data() + 2 * B.q0 * P,
                                         in.data(), in.data() + P);
     } else {
@@ -357,13 +364,7 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
           out[2 * (k * nc + i + l) + 1] = x[(2 * k + 1) * G + l];
         }
     });
-    std::vector<std::size_t> to(2 * P), from(2 * P);  // bytes per rank, then offsets
-    for (index_t r = 0; r < P; ++r) {
-      to[r] = sizeof(T) * 2 * nc;
-      to[P + r] = sizeof(T) * 2 * r * nc;
-      from[r] = sizeof(T) * 2 * (chunk(B, r + 1) - chunk(B, r));
-      from[P + r] = sizeof(T) * 2 * (chunk(B, r) - B.q0);
-    }
+    const Layout to = own_chunk(B, 2 * sizeof(T)), from = by_chunk(B, 2 * sizeof(T));
     returned[b] = comm.start_alltoallv(out, to.data(), to.data() + P, back.data() + 2 * B.q0, from.data(), from.data() + P);
     moving = returned[b];
     lap(&SplitTimes::reduced_solve, t0);

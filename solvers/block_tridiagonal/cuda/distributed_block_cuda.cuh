@@ -4,8 +4,7 @@
 // ../segment_reduction.hpp, one thread per line:
 //   1. reduces its segment to two block rows (block Thomas for 2M + 1 right-hand sides);
 //   2. the reduced rows (2 block rows per line) cross the ranks of the axis: every rank gathers
-//      every rank's, from device memory where MPI is CUDA-aware, else staged through pinned host
-//      memory;
+//      every rank's (cuda::allgather_device);
 //   3. solves its line's reduced system (2P block rows), recovers its interior and stores it.
 // Each thread's block Thomas scratch is interleaved by line (Strided), so that neighbouring
 // threads touch neighbouring words. Functors as for gpu::solve_lines (block_solve.cuh):
@@ -20,6 +19,7 @@
 
 #include "core/cuda_support.cuh"
 #include "core/domain.hpp"
+#include "core/device_transport.cuh"
 #include "solvers/block_tridiagonal/segment_reduction.hpp"
 #include "solvers/tridiagonal/cuda/kernel_support.cuh"
 #include "solvers/tridiagonal/segment_reduction.hpp"
@@ -33,15 +33,8 @@ template <class T>
 struct SplitBlockScratch {
   cuda::DeviceArray<T> X, cs, rows, gathered;
   cuda::DeviceArray<int> failed;
-  T* host = nullptr;  // pinned: send (lines * 2 rows) then receive (P * lines * 2 rows)
-  std::size_t host_values = 0;
-  SplitBlockScratch() = default;
-  SplitBlockScratch(const SplitBlockScratch&) = delete;
-  SplitBlockScratch& operator=(const SplitBlockScratch&) = delete;
-  ~SplitBlockScratch() {
-    if (host) cudaFreeHost(host);
-  }
-  void size_for(int m, index_t lines, index_t interior, index_t P, bool device_buffers) {
+  cuda::PinnedBytes staging;
+  void size_for(int m, index_t lines, index_t interior, index_t P) {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
     };
@@ -51,13 +44,6 @@ struct SplitBlockScratch {
     fit(rows, lines * 2 * rsz);
     fit(gathered, P * lines * 2 * rsz);
     fit(failed, 1);
-    const std::size_t need = device_buffers ? 0 : std::size_t(lines * 2 * rsz * (P + 1));
-    if (host_values < need) {
-      if (host) cudaFreeHost(host);
-      host = nullptr;
-      TRIDSIM_CUDA(cudaMallocHost(&host, sizeof(T) * need));
-      host_values = need;
-    }
   }
 };
 
@@ -137,29 +123,16 @@ void solve_split_lines(int m, const LineSet& L, const Segment& seg, const Blocks
   const index_t lines = L.count(), P = comm.size();
   if (lines == 0) return;
   if (seg.rows < 2) throw Error("distributed block line solve: every rank needs at least 2 rows of each line");
-  const bool device_buffers = mpi_cuda_aware();
-  s.size_for(m, lines, seg.rows - 2, P, device_buffers);
+  s.size_for(m, lines, seg.rows - 2, P);
   const auto g = tridiag::detail::geometry(L);
   constexpr int threads = 128;
   const unsigned blocks_n = unsigned((lines + threads - 1) / threads);
   const std::size_t bytes = sizeof(T) * 2 * std::size_t(lines * reduced_row_size(m));
-  auto exchange = [&] {
-    if (device_buffers) {
-      TRIDSIM_CUDA(cudaDeviceSynchronize());
-      comm.wait(comm.start_allgather(s.rows.p, s.gathered.p, bytes));
-      return;
-    }
-    T* send = s.host;
-    T* recv = s.host + 2 * lines * reduced_row_size(m);
-    TRIDSIM_CUDA(cudaMemcpy(send, s.rows.p, bytes, cudaMemcpyDeviceToHost));
-    comm.wait(comm.start_allgather(send, recv, bytes));
-    TRIDSIM_CUDA(cudaMemcpyAsync(s.gathered.p, recv, bytes * std::size_t(P), cudaMemcpyHostToDevice));
-  };
   auto run = [&](auto M) {
     constexpr int m_ = decltype(M)::value;
     split_kernels::reduce<m_, T><<<blocks_n, threads>>>(g, seg, blocks, load, s.X.p, s.cs.p, s.rows.p, s.failed.p, pivoting);
     TRIDSIM_CUDA_LAUNCH();
-    exchange();
+    cuda::allgather_device(comm, s.rows.p, s.gathered.p, bytes, s.staging);
     split_kernels::recover<m_, T><<<blocks_n, threads>>>(g, seg, blocks, load, store, s.gathered.p, int(P), comm.rank(),
                                                          s.X.p, s.cs.p, s.failed.p, pivoting);
     TRIDSIM_CUDA_LAUNCH();
@@ -179,8 +152,7 @@ void solve_split_lines(int m, const LineSet& L, const Segment& seg, const Blocks
   int failed = 0;
   TRIDSIM_CUDA(cudaMemcpy(&failed, s.failed.p, sizeof(int), cudaMemcpyDeviceToHost));
   if (failed)
-    throw SingularMatrix(std::string("distributed block-tridiagonal solver (GPU): singular pivot block (zero pivot)") +
-                         (pivoting == Pivoting::none ? "; partial pivoting may solve it" : ""));
+    throw singular_pivot_block("distributed block-tridiagonal solver (GPU)", -1, pivoting);
 }
 
 }  // namespace tridsim::blocktri::gpu

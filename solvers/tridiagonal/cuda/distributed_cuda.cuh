@@ -3,8 +3,8 @@
 // distributed.hpp's substructuring with the device functors of line_solve.cuh. One thread per line
 //   1. forms its segment's rows (row source and `load`) in scratch arrays and reduces them to two
 //      rows (reduce_segment);
-//   2. the reduced rows (2 per line) cross the ranks of the axis: every rank gathers every rank's,
-//      from device memory where MPI is CUDA-aware, else staged through pinned host memory;
+//   2. the reduced rows (2 per line) cross the ranks of the axis: every rank gathers every rank's
+//      (cuda::allgather_device);
 //   3. each thread solves its line's reduced system (2 rows per rank), recovers its interior
 //      (recover_segment) and writes it through `store`.
 // Functors as for gpu::solve_lines: load(o, q, r) and store(o, q, r, x) with r the row's local
@@ -16,6 +16,7 @@
 #include "core/cuda_support.cuh"
 #include "core/diffusion.hpp"
 #include "core/domain.hpp"
+#include "core/device_transport.cuh"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/cuda/line_solve.cuh"
 #include "solvers/tridiagonal/segment_reduction.hpp"
@@ -27,15 +28,8 @@ template <class T>
 struct SplitScratch {
   cuda::DeviceArray<T> a, b, c, d, cp, x;
   cuda::DeviceArray<ReducedRow<T>> rows, gathered;
-  ReducedRow<T>* host = nullptr;  // pinned: send (lines * 2) then receive (P * lines * 2)
-  std::size_t host_rows = 0;
-  SplitScratch() = default;
-  SplitScratch(const SplitScratch&) = delete;
-  SplitScratch& operator=(const SplitScratch&) = delete;
-  ~SplitScratch() {
-    if (host) cudaFreeHost(host);
-  }
-  void size_for(index_t lines, index_t m, index_t P, bool device_buffers) {
+  cuda::PinnedBytes staging;
+  void size_for(index_t lines, index_t m, index_t P) {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
     };
@@ -44,13 +38,6 @@ struct SplitScratch {
     fit(x, lines * 2 * P);
     fit(rows, lines * 2);
     fit(gathered, lines * 2 * P);
-    const std::size_t need = device_buffers ? 0 : std::size_t(lines * 2 * (P + 1));
-    if (host_rows < need) {
-      if (host) cudaFreeHost(host);
-      host = nullptr;
-      TRIDSIM_CUDA(cudaMallocHost(&host, sizeof(ReducedRow<T>) * need));
-      host_rows = need;
-    }
   }
 };
 
@@ -96,32 +83,21 @@ __global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, 
 }  // namespace split_kernels
 
 // Solves every line of L (this rank's local lines along L.axis, on the device) whose rows are
-// split over the ranks of `comm`; this rank holds rows `seg` of each. Returns when the solution
-// is stored (the default stream is synchronized for the exchange).
+// split over the ranks of `comm`; this rank holds rows `seg` of each. The exchange waits for the
+// work queued on the default stream; the recovery is queued on it.
 template <class T, class Rows, class Load, class Store>
 void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, const Load& load, const Store& store,
                        LineComm& comm, SplitScratch<T>& s) {
   const index_t lines = L.count(), P = comm.size();
   if (lines == 0) return;
   if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
-  const bool device_buffers = mpi_cuda_aware();
-  s.size_for(lines, seg.rows, P, device_buffers);
+  s.size_for(lines, seg.rows, P);
   const Geometry g = tridsim::tridiag::detail::geometry(L);
   constexpr int threads = 128;
   const unsigned blocks = unsigned((lines + threads - 1) / threads);
   split_kernels::split_reduce<T><<<blocks, threads>>>(g, seg, rows, load, s.a.p, s.b.p, s.c.p, s.d.p, s.rows.p);
   TRIDSIM_CUDA_LAUNCH();
-  const std::size_t bytes = sizeof(ReducedRow<T>) * 2 * std::size_t(lines);
-  if (device_buffers) {
-    TRIDSIM_CUDA(cudaDeviceSynchronize());
-    comm.wait(comm.start_allgather(s.rows.p, s.gathered.p, bytes));
-  } else {
-    ReducedRow<T>* send = s.host;
-    ReducedRow<T>* recv = s.host + 2 * lines;
-    TRIDSIM_CUDA(cudaMemcpy(send, s.rows.p, bytes, cudaMemcpyDeviceToHost));
-    comm.wait(comm.start_allgather(send, recv, bytes));
-    TRIDSIM_CUDA(cudaMemcpyAsync(s.gathered.p, recv, bytes * std::size_t(P), cudaMemcpyHostToDevice));
-  }
+  cuda::allgather_device(comm, s.rows.p, s.gathered.p, sizeof(ReducedRow<T>) * 2 * std::size_t(lines), s.staging);
   split_kernels::split_recover<T><<<blocks, threads>>>(g, seg, store, s.a.p, s.c.p, s.d.p, s.gathered.p, int(P), comm.rank(),
                                                 s.cp.p, s.x.p);
   TRIDSIM_CUDA_LAUNCH();
