@@ -16,6 +16,7 @@
 #include "solvers/sparse_direct/multifrontal.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/distributed.hpp"
+#include "solvers/tridiagonal/split_rhs_sums.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {
@@ -455,21 +456,22 @@ void HeatModule<T>::set_face_rows(int axis, double dt, T* field) const {
 // the deck's end conditions).
 template <class T>
 template <class Load, class Store>
-void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& store) {
+void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& store,
+                          const tridiag::SplitRhsSums<T>* summed) {
   const auto lines = tridiag::LineSet::dense(g_, axis);
   const T w = T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
   if (split(axis)) {
-    const AxisSplit& part = domain_->layout().axes[axis];
-    const tridiag::Segment seg{part.halo_lo, part.owned, part.first};
-    const BoundaryKind lo = bc_.deck_kind(axis, 0), hi = bc_.deck_kind(axis, 1);
     LineComm& comm = domain_->line_comm(axis);
-    if (variable_kappa_)
-      tridiag::solve_split_lines<T>(
-          lines, seg, tridiag::DiffusionCoeffs<T>{kappa_.data(), w, g_.strides()[axis], part.global_n, lo, hi}, load,
-          store, comm);
-    else
-      tridiag::solve_split_lines<T>(lines, seg, tridiag::ConstantDiffusionRows<T>{w * kappa0_, part.global_n, lo, hi},
-                                    load, store, comm);
+    if (summed) {
+      tridiag::solve_split_lines<T>(*summed, load, store, comm);
+    } else if (variable_kappa_) {
+      const AxisSplit& part = domain_->layout().axes[axis];
+      const tridiag::DiffusionCoeffs<T> rows{
+          kappa_.data(), w, g_.strides()[axis], part.global_n, bc_.deck_kind(axis, 0), bc_.deck_kind(axis, 1)};
+      tridiag::solve_split_lines<T>(lines, split_segment(axis), rows, load, store, comm);
+    } else {
+      tridiag::solve_split_lines<T>(lines, split_segment(axis), constant_split_rows(axis, dt), load, store, comm);
+    }
     return;
   }
   if (variable_kappa_) {
@@ -479,6 +481,29 @@ void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& st
   } else {
     tridiag::solve_lines<T>(lines, uniform_[axis], load, store, solvers_.cpu[axis]);
   }
+}
+
+template <class T>
+tridiag::Segment HeatModule<T>::split_segment(int axis) const {
+  const AxisSplit& part = domain_->layout().axes[axis];
+  return {part.halo_lo, part.owned, part.first};
+}
+
+template <class T>
+tridiag::ConstantDiffusionRows<T> HeatModule<T>::constant_split_rows(int axis, double dt) const {
+  const T w = T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
+  return {w * kappa0_, domain_->layout().axes[axis].global_n, bc_.deck_kind(axis, 0), bc_.deck_kind(axis, 1)};
+}
+
+// The sums of a split axis's reduced right-hand sides, started for the sweep before it to add to
+// (rows shared by every line, constant kappa, only); nullptr where the axis is not summed.
+template <class T>
+tridiag::SplitRhsSums<T>* HeatModule<T>::start_rhs_sums(int axis, double dt) {
+  if (axis >= g_.dim || !split(axis) || variable_kappa_) return nullptr;
+  auto& sums = rhs_sums_[axis];
+  if (!sums) sums = std::make_unique<tridiag::SplitRhsSums<T>>();
+  sums->start(tridiag::LineSet::dense(g_, axis), split_segment(axis), constant_split_rows(axis, dt));
+  return sums.get();
 }
 
 template <class T>
@@ -554,16 +579,31 @@ void HeatModule<T>::step_douglas(double, double dt) {
   };
   auto load_work = [&](index_t o, index_t count, T* out) { std::copy(w + o, w + o + count, out); };
   auto store_work = [&](index_t o, index_t count, const T* x) { std::copy(x, x + count, w + o); };
+  // Where the next axis is split (constant kappa), a sweep's store also sums that axis's reduced
+  // right-hand sides, so the split sweep reads its right-hand side once, as an unsplit one does.
+  std::array<const tridiag::SplitRhsSums<T>*, 3> summed{};
+  auto sweep_to_work = [&](int axis, const auto& load) {
+    tridiag::SplitRhsSums<T>* sums = start_rhs_sums(axis + 1, dt);
+    summed[axis + 1] = sums;
+    if (!sums) return sweep(axis, dt, load, store_work, summed[axis]);
+    sweep(
+        axis, dt, load,
+        [&](index_t o, index_t count, const T* x) {
+          store_work(o, count, x);
+          sums->add(o, count, x);
+        },
+        summed[axis]);
+  };
 
   if (d == 1) {
     sweep(0, dt, rhs, add_to_u);
     return;
   }
-  sweep(0, dt, rhs, store_work);
+  sweep_to_work(0, rhs);
   for (int a = 1; a < d; ++a) {
     set_face_rows(a, dt, w);
-    if (a < last) sweep(a, dt, load_work, store_work);
-    else sweep(a, dt, load_work, add_to_u);
+    if (a < last) sweep_to_work(a, load_work);
+    else sweep(a, dt, load_work, add_to_u, summed[a]);
   }
 }
 

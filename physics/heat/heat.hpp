@@ -18,11 +18,16 @@
 #include "solvers/tridiagonal/solver_choice.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
+#include "solvers/tridiagonal/segment_reduction.hpp"
 
 namespace tridsim {
 
 template <class T>
 class HeatGpu;
+namespace tridiag {
+template <class T>
+class SplitRhsSums;
+}
 
 template <class T>
 class HeatModule final : public Module {
@@ -69,7 +74,11 @@ class HeatModule final : public Module {
   void step_peaceman_rachford(double t, double dt);
   void prepare_step(double t, double dt);
   template <class Load, class Store>
-  void sweep(int axis, double dt, const Load& load, const Store& store);
+  void sweep(int axis, double dt, const Load& load, const Store& store,
+             const tridiag::SplitRhsSums<T>* summed = nullptr);
+  tridiag::SplitRhsSums<T>* start_rhs_sums(int axis, double dt);
+  tridiag::Segment split_segment(int axis) const;
+  tridiag::ConstantDiffusionRows<T> constant_split_rows(int axis, double dt) const;
   Run run_at(index_t offset, index_t w) const;
   bool on_dirichlet_line(const Run& r, int skip_axis) const;
   bool holds_x_end(const Run& r, int side) const;
@@ -106,6 +115,8 @@ class HeatModule final : public Module {
   double matrix_dt_ = -1;
   bool matrices_changed_ = false;
   std::array<tridiag::UniformMatrix<T>, 3> uniform_;
+  // Split axes with constant kappa: their reduced right-hand sides, summed by the sweep before.
+  std::array<std::unique_ptr<tridiag::SplitRhsSums<T>>, 3> rhs_sums_;
   std::unique_ptr<HeatGpu<T>> gpu_;  // set when the backend is cuda: fields live on the device
   bool unsplit_ = false;             // crank-nicolson by the sparse direct solver
   std::unique_ptr<Unsplit> cn_;

@@ -11,6 +11,8 @@
 //      the two unknowns the reduced system gave (recover_segments), writing them through `store`.
 // Forming the segments twice costs one more read of the right-hand side but no stored
 // coefficients (three arrays' traffic): `load` is called twice per line, before that line's store.
+// With rows shared by every line, the sweep that writes the right-hand side may sum step 1's part
+// as it goes (SplitRhsSums): the solve then reads only each segment's first and last rows there.
 // The contract is the single-rank solver's (line_set.hpp, batched.hpp): load(offset, count, out)
 // and store(offset, count, in) on memory-contiguous runs; the row source gives
 // load_row(offset, count, global_row, a, b, c) (DiffusionCoeffs with the whole line's n,
@@ -29,6 +31,7 @@
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 #include "solvers/tridiagonal/segment_reduction.hpp"
+#include "solvers/tridiagonal/split_rhs_sums.hpp"
 
 namespace tridsim::tridiag {
 
@@ -64,6 +67,11 @@ template <class Rows>
 inline constexpr bool rows_shared_by_lines_v = false;
 template <class T>
 inline constexpr bool rows_shared_by_lines_v<ConstantDiffusionRows<T>> = true;
+namespace detail {
+struct SummedRows {};  // the rows of a SplitRhsSums (shared, factored there)
+}  // namespace detail
+template <>
+inline constexpr bool rows_shared_by_lines_v<detail::SummedRows> = true;
 
 namespace detail {
 
@@ -140,11 +148,13 @@ void store_tile(const SplitTiles& tiles, index_t t, const Segment& seg, const St
 
 }  // namespace detail
 
-// Solves every line of L (this rank's local lines along L.axis) whose rows are split over the ranks
-// of `comm`; this rank holds rows `seg` of each. `transport` forces one (none: choose_split_transport).
+namespace detail {
+
+// solve_split_lines, its segments' reduced right-hand sides summed already where `summed` is given
+// (Rows = SummedRows).
 template <class T, class Rows, class Load, class Store>
-void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, const Load& load, const Store& store,
-                       LineComm& comm, SplitTimes* times = nullptr, std::optional<SplitTransport> transport = {}) {
+void solve_split(const LineSet& L, const Segment& seg, const Rows& M, const SplitRhsSums<T>* summed, const Load& load,
+                 const Store& store, LineComm& comm, SplitTimes* times, std::optional<SplitTransport> transport) {
   if (L.count() == 0) return;
   if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
   using Row = ReducedRow<T>;
@@ -182,11 +192,13 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
   std::vector<int> request(nbatch, -1), returned(nbatch, -1);  // returned: the all-to-all's unknowns
   int moving = -1;  // the newest exchange in flight (-1: none), moved on while this rank computes
   constexpr bool shared = rows_shared_by_lines_v<Rows>;
-  std::unique_ptr<FactoredSegment<T>> factored;
-  if constexpr (shared) {
+  std::unique_ptr<FactoredSegment<T>> own;
+  const FactoredSegment<T>* factored = summed ? &summed->factored() : nullptr;
+  if constexpr (shared && !std::is_same_v<Rows, SummedRows>) {
     std::vector<T> a(m), b(m), c(m);
     for (index_t r = 0; r < m; ++r) M.load_row(0, 1, seg.global_row + r, &a[r], &b[r], &c[r]);
-    factored = std::make_unique<FactoredSegment<T>>(m, a.data(), b.data(), c.data());
+    own = std::make_unique<FactoredSegment<T>>(m, a.data(), b.data(), c.data());
+    factored = own.get();
   }
   // Per-thread tile buffers: rows (row, lane) at row * W + lane.
   struct Buffers {
@@ -194,38 +206,40 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
     std::vector<Row> rows;
     void size_for(index_t m, bool coefficients) {
       for (auto* v : {&a, &b, &c}) v->resize(coefficients ? m * W : 0);
-      d.resize(std::max<index_t>(m, 4) * W);  // (the streamed reduction uses 4 rows)
+      d.resize(m * W);
       line.resize(m);
       ends.resize(2 * W);
       rows.resize(2 * W);
     }
   };
-  // Lines along y or z with shared rows: each row eliminated as it is loaded, as the single-rank
-  // Thomas sweep does.
+  // Lines along y or z with shared rows: each row reduced or eliminated as it is loaded, as the
+  // single-rank Thomas sweep does.
   const bool fused = shared && L.axis != 0;
   const index_t s = L.stride[L.axis];
   auto row_offset = [&](index_t t, index_t r) { return tiles.base(t) + (seg.first_row + r) * s; };
-  auto load_forward = [&](index_t t, index_t w, T* d) {
-    for (index_t r = 0; r < m; ++r) {
-      load(row_offset(t, r), w, d + r * W);
-      factored->forward_row(r, w, d + r * W, d + (r > 0 ? r - 1 : 0) * W);
-    }
+  // Row r of tile t's segments, lane l at out[l].
+  auto load_row = [&](index_t t, index_t r, index_t w, T* out) {
+    if (L.axis != 0) return load(row_offset(t, r), w, out);
+    for (index_t l = 0; l < w; ++l) load(tiles.line_base(t * W + l) + seg.first_row + r, 1, out + l);
   };
   // Tile t's reduced rows into B.rows: [0, w) first unknowns, [w, 2w) last unknowns.
   auto reduce_one = [&](index_t t, Buffers& B) {
     const index_t w = tiles.lanes(t);
     if constexpr (shared) {
-      if (fused) {  // one streaming pass: three rows of lanes, no backward sweep
-        T *row0 = B.d.data(), *prev = row0 + W, *cur = prev + W, *acc = cur + W;
-        std::fill(acc, acc + w, T(0));
-        for (index_t r = 0; r < m; ++r) {
-          T* into = r == 0 ? row0 : cur;
-          load(row_offset(t, r), w, into);
-          factored->forward_row(r, w, into, r == 1 ? row0 : prev);
-          factored->accumulate_row(r, w, into, acc);
-          if (r > 0) std::swap(prev, cur);
+      T *first_d = B.ends.data(), *last_d = first_d + W;
+      if (summed) {  // the interior's part is summed: add the first and last rows'
+        summed->sums(tiles.line(t, 0), w, first_d, last_d);
+        for (const index_t r : {index_t(0), m - 1}) {
+          load_row(t, r, w, B.d.data());
+          factored->add_row(r, w, B.d.data(), first_d, last_d);
         }
-        factored->reduced_d_from(w, row0, acc, prev, B.ends.data(), B.ends.data() + W);
+      } else if (fused) {  // one streaming pass over the rows
+        std::fill(first_d, first_d + w, T(0));
+        std::fill(last_d, last_d + w, T(0));
+        for (index_t r = 0; r < m; ++r) {
+          load(row_offset(t, r), w, B.d.data());
+          factored->add_row(r, w, B.d.data(), first_d, last_d);
+        }
       } else {
         detail::load_tile(tiles, t, seg, M, load, B.a.data(), B.b.data(), B.c.data(), B.d.data(), B.line.data());
         factored->reduce(W, w, B.d.data(), B.ends.data(), B.ends.data() + W);
@@ -244,12 +258,14 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
     const index_t w = tiles.lanes(t);
     T* d = B.d.data();
     if constexpr (shared) {
-      if (fused) {
-        load_forward(t, w, d);
-        T* next = B.ends.data();
-        for (index_t i = m - 2; i >= 1; --i) factored->recover_row(i, w, d + i * W, next, x0, x1);
+      if (fused) {  // Thomas on the interior, its end values known (FactoredSegment::solve)
         std::copy(x0, x0 + w, d);
+        for (index_t r = 1; r + 1 < m; ++r) {
+          load(row_offset(t, r), w, d + r * W);
+          factored->forward_row(r, w, d + r * W, d + (r - 1) * W);
+        }
         std::copy(x1, x1 + w, d + (m - 1) * W);
+        for (index_t r = m - 2; r >= 1; --r) factored->backward_row(r, w, d + r * W, d + (r + 1) * W);
         for (index_t r = 0; r < m; ++r) store(row_offset(t, r), w, d + r * W);  // in memory order
         return;
       }
@@ -411,6 +427,26 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, cons
     if (alltoall && step >= 1 && step <= nbatch) solve_chunk(step - 1);
     if (step >= lag) recover(step - lag);
   }
+}
+
+}  // namespace detail
+
+// Solves every line of L (this rank's local lines along L.axis) whose rows are split over the ranks
+// of `comm`; this rank holds rows `seg` of each. `transport` forces one (none: choose_split_transport).
+template <class T, class Rows, class Load, class Store>
+void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& M, const Load& load, const Store& store,
+                       LineComm& comm, SplitTimes* times = nullptr, std::optional<SplitTransport> transport = {}) {
+  detail::solve_split<T>(L, seg, M, static_cast<const SplitRhsSums<T>*>(nullptr), load, store, comm, times, transport);
+}
+
+// The same solve of the lines `summed` was started for, their right-hand sides' interior rows
+// added to it (every one, once) since: `load` then gives the segments' first and last rows for the
+// reduction and every row again for the recovery.
+template <class T, class Load, class Store>
+void solve_split_lines(const SplitRhsSums<T>& summed, const Load& load, const Store& store, LineComm& comm,
+                       SplitTimes* times = nullptr, std::optional<SplitTransport> transport = {}) {
+  detail::solve_split<T>(summed.lines(), summed.segment(), detail::SummedRows{}, &summed, load, store, comm, times,
+                         transport);
 }
 
 }  // namespace tridsim::tridiag

@@ -18,6 +18,7 @@
 //   last unknown:   ra x_0    + x_{m-1} + rc x_m     = rd
 // (a segment of length 1 gives one row, ra x_{-1} + x_0 + rc x_1 = rd), so the reduced system of
 // the whole line is tridiagonal with a unit diagonal.
+#include <algorithm>
 #include <vector>
 
 #include "core/host_device.hpp"
@@ -122,21 +123,24 @@ TRIDSIM_HOST_DEVICE void recover_segment(index_t m, index_t stride, const T* a, 
 // reduce_segments and recover_segments for segments whose rows are the same in every lane (a
 // constant-coefficient line): the coefficients' part of the elimination is done once here, so a
 // lane costs only its right-hand side's part. Built from the segment's rows (m >= 2; a, b, c are
-// read, element i at a[i]); reduce_segments's arithmetic, except that the backward sweep that
-// gives the first reduced row is unrolled into weights on the forward-eliminated rows.
+// read, element i at a[i]).
+//  - Reduction: reduce_segments's forward sweep and the backward sweep that gives the first
+//    reduced row are linear in d with coefficients fixed by the rows, so each reduced row's d is a
+//    fixed weighted sum of the segment's right-hand side (first_weight, last_weight), whose rows
+//    may be added in any order (SplitRhsSums adds them while another sweep writes them).
+//  - Recovery: with x_0 and x_{m-1} known, the interior is a tridiagonal system of its own,
+//    solved by Thomas's sweeps (the forward sweep's pivots are the reduction's).
 template <class T>
 struct FactoredSegment {
   index_t m = 0;
-  std::vector<T> pivot;          // 1 / forward pivot of row i (i >= 1)
-  std::vector<T> a;              // row i's own a (forward elimination of d)
-  std::vector<T> c_forward;      // c'_i after the forward sweep (backward elimination of d)
-  std::vector<T> a_kept, c_kept;  // x_i = d_i - a_kept[i] x_0 - c_kept[i] x_{m-1} (recovery)
-  std::vector<T> weight;          // d''_1 = sum over i = 1 .. m-2 of weight[i] d'_i (the backward sweep unrolled)
-  T c0 = 0, pivot0 = 0;          // row 0 with x_1 substituted
-  ReducedRow<T> first{}, last{};  // the reduced rows' a and c (d = 0)
+  std::vector<T> pivot;      // 1 / forward pivot of row i (i >= 1)
+  std::vector<T> a;          // row i's own a
+  std::vector<T> c_forward;  // c'_i after the forward sweep
+  std::vector<T> first_weight, last_weight;  // the reduced rows' d = sum over i of weight[i] d_i
+  ReducedRow<T> first{}, last{};             // the reduced rows' a and c (d = 0)
 
   FactoredSegment(index_t rows, const T* ra, const T* rb, const T* rc)
-      : m(rows), pivot(rows), a(ra, ra + rows), c_forward(rows), a_kept(rows), c_kept(rows) {
+      : m(rows), pivot(rows), a(ra, ra + rows), c_forward(rows) {
     std::vector<T> aa(ra, ra + rows), cc(rc, rc + rows);
     // Forward, as reduce_segments does it, keeping each row's pivot and c'.
     pivot[1] = T(1) / rb[1];
@@ -148,79 +152,71 @@ struct FactoredSegment {
       cc[i] *= pivot[i];
     }
     for (index_t i = 1; i < m; ++i) c_forward[i] = cc[i];
-    weight.assign(m, T(0));  // (products of |c'| < 1 shrink: a far row's weight underflows to 0)
-    for (index_t i = 1; i + 1 < m; ++i) weight[i] = i == 1 ? T(1) : -cc[i - 1] * weight[i - 1];
+    // The backward sweep's d''_1 = sum over i = 1 .. m-2 of to_first[i] d'_i (d'_i: forward-
+    // eliminated; products of |c'| < 1 shrink, so a far row's weight underflows to 0).
+    std::vector<T> to_first(m, T(0));
+    for (index_t i = 1; i + 1 < m; ++i) to_first[i] = i == 1 ? T(1) : -cc[i - 1] * to_first[i - 1];
     last = {aa[m - 1], cc[m - 1], T(0)};
     for (index_t i = m - 3; i >= 1; --i) {
       aa[i] -= cc[i] * aa[i + 1];
       cc[i] = -cc[i] * cc[i + 1];
     }
-    a_kept = aa;
-    c_kept = cc;
     const T a1 = m > 2 ? aa[1] : T(0), c1 = m > 2 ? cc[1] : T(-1);
-    c0 = rc[0];
-    pivot0 = T(1) / (rb[0] - rc[0] * a1);
+    const T pivot0 = T(1) / (rb[0] - rc[0] * a1);
     first = {ra[0] * pivot0, -rc[0] * c1 * pivot0, T(0)};
+    // d'_1 = d_1 pivot_1, d'_i = (d_i - a_i d'_{i-1}) pivot_i, first d = (d_0 - c_0 d''_1) pivot0,
+    // last d = d'_{m-1}: back through the forward recurrence, g and h are the derivatives of
+    // d''_1 and d'_{m-1} with respect to d'_i.
+    first_weight.assign(m, T(0));
+    last_weight.assign(m, T(0));
+    first_weight[0] = pivot0;
+    T g = 0, h = 1;
+    for (index_t i = m - 1; i >= 1; --i) {
+      if (i + 1 < m) {
+        const T back = -a[i + 1] * pivot[i + 1];
+        g = to_first[i] + g * back;
+        h *= back;
+      }
+      first_weight[i] = -rc[0] * pivot0 * g * pivot[i];
+      last_weight[i] = h * pivot[i];
+    }
   }
 
-  // The right-hand side's part, row by row on `lanes` lanes (so it fuses with loading and
-  // storing rows): forward_row for i = 0 .. m-1, then either accumulate_row (each row, after its
-  // forward_row) and reduced_d_from (the reduced rows' d) or, with the reduced system's x_0 and
-  // x_{m-1} per lane, recover_row for i = m-2 .. 1, which writes the interior's solution (its
-  // backward sweep fused with recover_segments).
+  // The right-hand side's part, a row of `lanes` lanes at a time (so it fuses with loading and
+  // storing rows). add_row: row i's part of the reduced rows' d (rows in any order). Recovery:
+  // with row 0 holding x_0, forward_row for i = 1 .. m-2 (prev: row i-1); then with row m-1
+  // holding x_{m-1}, backward_row for i = m-2 .. 1 (next: row i+1) leaves the solution.
+  void add_row(index_t i, index_t lanes, const T* d, T* first_d, T* last_d) const {
+    const T f = first_weight[i], l = last_weight[i];
+#pragma omp simd
+    for (index_t k = 0; k < lanes; ++k) {
+      first_d[k] += f * d[k];
+      last_d[k] += l * d[k];
+    }
+  }
   void forward_row(index_t i, index_t lanes, T* cur, const T* prev) const {
-    if (i == 0) return;
-    const T ai = i >= 2 ? a[i] : T(0), pi = pivot[i];
+    const T ai = a[i], pi = pivot[i];
 #pragma omp simd
     for (index_t l = 0; l < lanes; ++l) cur[l] = (cur[l] - ai * prev[l]) * pi;
   }
-  // acc (zero before row 1) gathers d''_1; the reduced rows' d from row 0's right-hand side d0,
-  // the accumulated d''_1 and the last row's d'.
-  void accumulate_row(index_t i, index_t lanes, const T* cur, T* acc) const {
-    if (i < 1 || i + 1 >= m) return;
-    const T wi = weight[i];
+  void backward_row(index_t i, index_t lanes, T* cur, const T* next) const {
+    const T ci = c_forward[i];
 #pragma omp simd
-    for (index_t l = 0; l < lanes; ++l) acc[l] += wi * cur[l];
-  }
-  void reduced_d_from(index_t lanes, const T* d0, const T* acc, const T* d_last, T* first_d, T* last_d) const {
-#pragma omp simd
-    for (index_t l = 0; l < lanes; ++l) {
-      first_d[l] = (d0[l] - c0 * acc[l]) * pivot0;
-      last_d[l] = d_last[l];
-    }
-  }
-  // next[l]: d''_{i+1} of lane l, updated to d''_i (not read when i == m-2).
-  void recover_row(index_t i, index_t lanes, T* cur, T* next, const T* x_first, const T* x_last) const {
-    const T ci = c_forward[i], ak = a_kept[i], ck = c_kept[i];
-    if (i == m - 2) {
-#pragma omp simd
-      for (index_t l = 0; l < lanes; ++l) next[l] = cur[l];
-    } else {
-#pragma omp simd
-      for (index_t l = 0; l < lanes; ++l) next[l] = cur[l] - ci * next[l];
-    }
-#pragma omp simd
-    for (index_t l = 0; l < lanes; ++l) cur[l] = next[l] - ak * x_first[l] - ck * x_last[l];
+    for (index_t l = 0; l < lanes; ++l) cur[l] -= ci * next[l];
   }
 
-  // The whole segment at once: reduce_segments's d part (the reduced rows' d in first_d, last_d),
-  // and the solution given x_0 and x_{m-1} per lane (element (i, l) at i * stride + l).
-  void reduce(index_t stride, index_t lanes, T* d, T* first_d, T* last_d) const {
-    T acc[512 / sizeof(T)] = {};  // lanes <= 512 bytes' worth (a tile of batched.hpp)
-    for (index_t i = 1; i < m; ++i) {
-      forward_row(i, lanes, d + i * stride, d + (i - 1) * stride);
-      accumulate_row(i, lanes, d + i * stride, acc);
-    }
-    reduced_d_from(lanes, d, acc, d + (m - 1) * stride, first_d, last_d);
+  // The whole segment at once: the reduced rows' d (first_d, last_d), and the solution given x_0
+  // and x_{m-1} per lane (element (i, l) at i * stride + l).
+  void reduce(index_t stride, index_t lanes, const T* d, T* first_d, T* last_d) const {
+    std::fill(first_d, first_d + lanes, T(0));
+    std::fill(last_d, last_d + lanes, T(0));
+    for (index_t i = 0; i < m; ++i) add_row(i, lanes, d + i * stride, first_d, last_d);
   }
   void solve(index_t stride, index_t lanes, T* d, const T* x_first, const T* x_last) const {
-    T next[512 / sizeof(T)];
-    for (index_t i = 1; i < m; ++i) forward_row(i, lanes, d + i * stride, d + (i - 1) * stride);
-    for (index_t i = m - 2; i >= 1; --i) recover_row(i, lanes, d + i * stride, next, x_first, x_last);
-    for (index_t l = 0; l < lanes; ++l) {
-      d[l] = x_first[l];
-      d[(m - 1) * stride + l] = x_last[l];
-    }
+    std::copy(x_first, x_first + lanes, d);
+    std::copy(x_last, x_last + lanes, d + (m - 1) * stride);
+    for (index_t i = 1; i + 1 < m; ++i) forward_row(i, lanes, d + i * stride, d + (i - 1) * stride);
+    for (index_t i = m - 2; i >= 1; --i) backward_row(i, lanes, d + i * stride, d + (i + 1) * stride);
   }
 };
 

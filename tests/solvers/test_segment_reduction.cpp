@@ -150,3 +150,47 @@ TEST_CASE("split line matches reference: interleaved lines (stride) and float") 
   const Line<float> f = random_line<float>(200, 9);
   CHECK(max_difference(solve_split(f, balanced(200, 5)), reference(f)) < 2e-6);
 }
+
+// FactoredSegment (rows shared by every lane): each segment's reduced rows from the weighted sums
+// of its right-hand side, added row by row in reverse order, and its interior recovered by Thomas
+// from its two kept unknowns; against the reference Thomas solve of the whole line, per lane.
+TEST_CASE("factored segments: reduced rows by weighted sums and recovery by interior Thomas") {
+  const std::vector<std::vector<index_t>> splits = {{2, 2}, {3, 2, 3}, {2, 40, 7}, {300, 5}, {64, 64, 64, 64}};
+  const index_t lanes = 3;
+  for (const auto& split : splits) {
+    const index_t n = std::accumulate(split.begin(), split.end(), index_t(0));
+    CAPTURE(n);
+    const Line<double> rows = random_line<double>(n, unsigned(n + 11));  // d unused: a right-hand side per lane
+    std::vector<std::vector<double>> d(lanes);
+    for (index_t l = 0; l < lanes; ++l) d[l] = random_line<double>(n, unsigned(500 + l)).d;
+    std::vector<FactoredSegment<double>> segments;
+    std::vector<ReducedRow<double>> reduced(2 * split.size() * lanes);  // [lane][row]
+    index_t at = 0;
+    for (std::size_t p = 0; p < split.size(); ++p) {
+      const index_t m = split[p];
+      segments.emplace_back(m, rows.a.data() + at, rows.b.data() + at, rows.c.data() + at);
+      const FactoredSegment<double>& f = segments.back();
+      for (index_t l = 0; l < lanes; ++l) {
+        double first = 0, last = 0;
+        for (index_t i = m - 1; i >= 0; --i) f.add_row(i, 1, &d[l][at + i], &first, &last);
+        reduced[l * 2 * split.size() + 2 * p] = {f.first.a, f.first.c, first};
+        reduced[l * 2 * split.size() + 2 * p + 1] = {f.last.a, f.last.c, last};
+      }
+      at += m;
+    }
+    for (index_t l = 0; l < lanes; ++l) {
+      const index_t count = 2 * index_t(split.size());
+      std::vector<double> cp(count), x(count), out(n);
+      solve_reduced(count, reduced.data() + l * count, cp.data(), x.data());
+      at = 0;
+      for (std::size_t p = 0; p < split.size(); ++p) {
+        std::copy(d[l].begin() + at, d[l].begin() + at + split[p], out.begin() + at);
+        segments[p].solve(1, 1, out.data() + at, &x[2 * p], &x[2 * p + 1]);
+        at += split[p];
+      }
+      Line<double> line = rows;
+      line.d = d[l];
+      CHECK(max_difference(out, reference(line)) < 1e-13);
+    }
+  }
+}
