@@ -116,6 +116,13 @@ struct ConstantDiffusionRows {
   }
 };
 
+// Row sources whose rows are the same for every line: a split solve factors its segment once
+// (FactoredSegment) and each line costs only its right-hand side.
+template <class Rows>
+inline constexpr bool rows_shared_by_lines_v = false;
+template <class T>
+inline constexpr bool rows_shared_by_lines_v<ConstantDiffusionRows<T>> = true;
+
 // The constant-coefficient case of DiffusionCoeffs as one factored matrix.
 template <class T>
 UniformMatrix<T> uniform_diffusion_matrix(index_t n, T w_kappa, BoundaryKind lo, BoundaryKind hi) {

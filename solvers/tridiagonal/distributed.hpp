@@ -61,12 +61,6 @@ inline SplitTransport choose_split_transport(index_t lines, int ranks) {
                                                                              : SplitTransport::gather;
 }
 
-// Row sources whose rows are the same for every line: the segment is factored once
-// (FactoredSegment) and each line costs only its right-hand side.
-template <class Rows>
-inline constexpr bool rows_shared_by_lines_v = false;
-template <class T>
-inline constexpr bool rows_shared_by_lines_v<ConstantDiffusionRows<T>> = true;
 namespace detail {
 struct SummedRows {};  // the rows of a SplitRhsSums (shared, factored there)
 }  // namespace detail

@@ -7,11 +7,16 @@
 //      (cuda::allgather_device);
 //   3. each thread solves its line's reduced system (2 rows per rank), recovers its interior
 //      (recover_segment) and writes it through `store`.
+// With rows shared by every line (ConstantDiffusionRows) the segment is factored once on the host
+// (FactoredSegment): a thread then reduces its line by two weighted sums of the right-hand side
+// (no rows formed or stored) and recovers the interior by Thomas from its two kept unknowns.
 // Functors as for gpu::solve_lines: load(o, q, r) and store(o, q, r, x) with r the row's local
 // index (its position along the axis in this rank's box); the row source is ArrayRows or a
 // generator (stage(o, r), row(r, left, right, a, b, c)) indexed by the whole line's row r
 // (DiffusionRows or ConstantDiffusionRows with the whole line's n). Include from .cu files only.
 #include <cuda_runtime.h>
+
+#include <vector>
 
 #include "core/cuda_support.cuh"
 #include "core/diffusion.hpp"
@@ -23,25 +28,59 @@
 
 namespace tridsim::tridiag::gpu {
 
+// A FactoredSegment's per-row arrays on the device (each m long) and its reduced rows' a, c.
+template <class T>
+struct SharedSegment {
+  const T *first_weight, *last_weight, *a, *pivot, *c_forward;
+  ReducedRow<T> first, last;
+};
+
 // Work arrays of the split solves, kept between calls (sized by the largest call).
 template <class T>
 struct SplitScratch {
   cuda::DeviceArray<T> a, b, c, d, cp, x;
   cuda::DeviceArray<ReducedRow<T>> rows, gathered;
   cuda::PinnedBytes staging;
-  void size_for(index_t lines, index_t m, index_t P) {
+  std::vector<T> factored_host;  // the factored segment on the device, to upload only when it changes
+  cuda::DeviceArray<T> factored;
+  void size_for(index_t lines, index_t m, index_t P, bool shared) {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
     };
-    for (auto* v : {&a, &b, &c, &d}) fit(*v, lines * m);
+    for (auto* v : {&a, &b, &c}) fit(*v, shared ? 0 : lines * m);
+    fit(d, lines * m);
     fit(cp, lines * 2 * P);
     fit(x, lines * 2 * P);
     fit(rows, lines * 2);
     fit(gathered, lines * 2 * P);
   }
+  SharedSegment<T> upload(const FactoredSegment<T>& f) {
+    const index_t m = f.m;
+    std::vector<T> packed;
+    for (const auto* v : {&f.first_weight, &f.last_weight, &f.a, &f.pivot, &f.c_forward})
+      packed.insert(packed.end(), v->begin(), v->end());
+    if (packed != factored_host) {
+      factored.upload(packed.data(), index_t(packed.size()));
+      factored_host = std::move(packed);
+    }
+    const T* p = factored.p;
+    return {p, p + m, p + 2 * m, p + 3 * m, p + 4 * m, f.first, f.last};
+  }
 };
 
 namespace split_kernels {
+
+// The reduced system of line q from every rank's rows (got: [rank][line][2]); this rank's two
+// unknowns.
+template <class T>
+__device__ void solve_line_reduced(index_t q, index_t L, const ReducedRow<T>* got, int P, int me, T* cp, T* x,
+                                   T& first, T& last) {
+  solve_reduced_at<T>(
+      2 * index_t(P), 1, [&](index_t j, index_t) { return got[2 * ((j / 2) * L + q) + j % 2]; },
+      [&](index_t j, index_t) -> T& { return cp[j * L + q]; }, [&](index_t j, index_t) -> T& { return x[j * L + q]; });
+  first = x[2 * me * L + q];
+  last = x[(2 * me + 1) * L + q];
+}
 
 // Element i of line q's segment in the scratch arrays: consecutive lines adjacent (coalesced).
 template <class T, class Rows, class Load>
@@ -71,13 +110,52 @@ __global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, 
   const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= g.count) return;
   const index_t L = g.count;
-  solve_reduced_at<T>(
-      2 * index_t(P), 1, [&](index_t j, index_t) { return got[2 * ((j / 2) * L + q) + j % 2]; },
-      [&](index_t j, index_t) -> T& { return cp[j * L + q]; }, [&](index_t j, index_t) -> T& { return x[j * L + q]; });
-  const T first = x[2 * me * L + q], last = x[(2 * me + 1) * L + q];
+  T first, last;
+  solve_line_reduced(q, L, got, P, me, cp, x, first, last);
   recover_segment(seg.rows, L, a + q, c + q, d + q, first, last);
   const index_t base = line_base(g, q) + seg.first_row * g.s;
   for (index_t i = 0; i < seg.rows; ++i) store(base + i * g.s, q, int(seg.first_row + i), d[i * L + q]);
+}
+
+// Rows shared by every line: the reduced rows' d as weighted sums of the segment's right-hand side.
+template <class T, class Load>
+__global__ void split_reduce_shared(Geometry g, Segment seg, SharedSegment<T> f, Load load, ReducedRow<T>* out) {
+  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= g.count) return;
+  const index_t base = line_base(g, q) + seg.first_row * g.s;
+  T first = T(0), last = T(0);
+  for (index_t i = 0; i < seg.rows; ++i) {
+    const T d = load(base + i * g.s, q, int(seg.first_row + i));
+    first += __ldg(f.first_weight + i) * d;
+    last += __ldg(f.last_weight + i) * d;
+  }
+  out[2 * q] = {f.first.a, f.first.c, first};
+  out[2 * q + 1] = {f.last.a, f.last.c, last};
+}
+
+// Rows shared by every line: Thomas on the interior, its end values known (FactoredSegment::solve);
+// d holds the forward sweep, element i of line q at i * L + q.
+template <class T, class Load, class Store>
+__global__ void split_recover_shared(Geometry g, Segment seg, SharedSegment<T> f, Load load, Store store, T* d,
+                                     const ReducedRow<T>* got, int P, int me, T* cp, T* x) {
+  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= g.count) return;
+  const index_t L = g.count, m = seg.rows, base = line_base(g, q) + seg.first_row * g.s;
+  T first, last;
+  solve_line_reduced(q, L, got, P, me, cp, x, first, last);
+  auto row = [&](index_t i) { return int(seg.first_row + i); };
+  T prev = first;
+  for (index_t i = 1; i + 1 < m; ++i) {
+    prev = (load(base + i * g.s, q, row(i)) - __ldg(f.a + i) * prev) * __ldg(f.pivot + i);
+    d[i * L + q] = prev;
+  }
+  T next = last;
+  store(base + (m - 1) * g.s, q, row(m - 1), last);
+  for (index_t i = m - 2; i >= 1; --i) {
+    next = d[i * L + q] - __ldg(f.c_forward + i) * next;
+    store(base + i * g.s, q, row(i), next);
+  }
+  store(base, q, row(0), first);
 }
 
 }  // namespace split_kernels
@@ -91,13 +169,30 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
   const index_t lines = L.count(), P = comm.size();
   if (lines == 0) return;
   if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
-  s.size_for(lines, seg.rows, P);
+  constexpr bool shared = rows_shared_by_lines_v<Rows>;
+  s.size_for(lines, seg.rows, P, shared);
   const Geometry g = tridsim::tridiag::detail::geometry(L);
   constexpr int threads = 128;
   const unsigned blocks = unsigned((lines + threads - 1) / threads);
+  auto exchange = [&] {
+    cuda::allgather_device(comm, s.rows.p, s.gathered.p, sizeof(ReducedRow<T>) * 2 * std::size_t(lines), s.staging);
+  };
+  if constexpr (shared) {
+    const index_t m = seg.rows;
+    std::vector<T> a(m), b(m), c(m);
+    for (index_t r = 0; r < m; ++r) rows.load_row(0, 1, seg.global_row + r, &a[r], &b[r], &c[r]);
+    const SharedSegment<T> f = s.upload(FactoredSegment<T>(m, a.data(), b.data(), c.data()));
+    split_kernels::split_reduce_shared<T><<<blocks, threads>>>(g, seg, f, load, s.rows.p);
+    TRIDSIM_CUDA_LAUNCH();
+    exchange();
+    split_kernels::split_recover_shared<T><<<blocks, threads>>>(g, seg, f, load, store, s.d.p, s.gathered.p, int(P),
+                                                                comm.rank(), s.cp.p, s.x.p);
+    TRIDSIM_CUDA_LAUNCH();
+    return;
+  }
   split_kernels::split_reduce<T><<<blocks, threads>>>(g, seg, rows, load, s.a.p, s.b.p, s.c.p, s.d.p, s.rows.p);
   TRIDSIM_CUDA_LAUNCH();
-  cuda::allgather_device(comm, s.rows.p, s.gathered.p, sizeof(ReducedRow<T>) * 2 * std::size_t(lines), s.staging);
+  exchange();
   split_kernels::split_recover<T><<<blocks, threads>>>(g, seg, store, s.a.p, s.c.p, s.d.p, s.gathered.p, int(P), comm.rank(),
                                                 s.cp.p, s.x.p);
   TRIDSIM_CUDA_LAUNCH();
