@@ -140,10 +140,6 @@ void store_tile(const SplitTiles& tiles, index_t t, const Segment& seg, const St
   }
 }
 
-}  // namespace detail
-
-namespace detail {
-
 // solve_split_lines, its segments' reduced right-hand sides summed already where `summed` is given
 // (Rows = SummedRows).
 template <class T, class Rows, class Load, class Store>
@@ -247,7 +243,7 @@ void solve_split(const LineSet& L, const Segment& seg, const Rows& M, const Spli
       reduce_segments(m, W, w, B.a.data(), B.b.data(), B.c.data(), B.d.data(), B.rows.data());
     }
   };
-  // Tile t formed and reduced again, its interiors recovered from x0 (first) and x1 (last), stored.
+  // Tile t's segments formed again, their interiors recovered from x0 (first) and x1 (last), stored.
   auto recover_one = [&](index_t t, Buffers& B, const T* x0, const T* x1) {
     const index_t w = tiles.lanes(t);
     T* d = B.d.data();

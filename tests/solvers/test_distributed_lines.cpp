@@ -169,90 +169,64 @@ TEST_CASE("split lines match the whole-line solve along every split axis") {
 }
 
 // Rows shared by every line (ConstantDiffusionRows: the segment factored once) against the
-// single-process solve with the factored uniform matrix, on every split axis.
-TEST_CASE("split lines with shared rows match the uniform-matrix solve") {
-  for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
-    for (const SplitTransport transport : kTransports) {
-      CAPTURE(transport == SplitTransport::gather ? "gather" : "alltoall");
-      const Decomposition& d = domain.layout();
-      const Grid l = d.local();
-      std::vector<double> x(g.size());
-      for (index_t o = 0; o < g.size(); ++o) x[o] = noise(o, 5);
-      std::vector<double> mine(l.size());
-      domain.take_local(x.data(), mine.data());
-      const double w = 0.7;
-      solve_lines<double>(LineSet::dense(g, axis),
-                          uniform_diffusion_matrix<double>(g.n[axis], w, BoundaryKind::dirichlet, BoundaryKind::neumann),
-                          x.data());
-      const AxisSplit& s = d.axes[axis];
-      solve_split_lines<double>(
-          LineSet::dense(l, axis), Segment{s.halo_lo, s.owned, s.first},
-          ConstantDiffusionRows<double>{w, g.n[axis], BoundaryKind::dirichlet, BoundaryKind::neumann},
-          [&](index_t o, index_t n, double* dst) { std::copy(mine.data() + o, mine.data() + o + n, dst); },
-          [&](index_t o, index_t n, const double* src) { std::copy(src, src + n, mine.data() + o); },
-          domain.line_comm(axis), nullptr, transport);
-      double worst = 0;
-      for (index_t k = 0; k < l.n[2]; ++k)
-        for (index_t j = 0; j < l.n[1]; ++j)
-          for (index_t i = 0; i < l.n[0]; ++i)
-            if (d.owns(i, j, k))
-              worst = std::max(worst, std::abs(mine[l.index(i, j, k)] -
-                                               x[g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(),
-                                                         k + d.axes[2].local_first())]));
-      CHECK(worst <= 1e-13);
-    }
-  });
+// single-process solve with the factored uniform matrix, on every split axis. With `summed`, the
+// reduced right-hand sides are summed first by a pass over runs of x-adjacent nodes
+// (SplitRhsSums::add, runs in reverse order on 3 threads, as another sweep's store would give
+// them); the runs carry garbage in each segment's first and last rows and in the halos, which the
+// sums must leave to the solve's own loads and ignore.
+void check_shared_rows(const Grid& g, int axis, const Domain& domain, SplitTransport transport, bool summed) {
+  CAPTURE(transport == SplitTransport::gather ? "gather" : "alltoall");
+  CAPTURE(summed);
+  const Decomposition& d = domain.layout();
+  const Grid l = d.local();
+  const AxisSplit& s = d.axes[axis];
+  const Segment seg{s.halo_lo, s.owned, s.first};
+  const ConstantDiffusionRows<double> rows{0.7, g.n[axis], BoundaryKind::dirichlet, BoundaryKind::neumann};
+  std::vector<double> x(g.size());
+  for (index_t o = 0; o < g.size(); ++o) x[o] = noise(o, 5);
+  std::vector<double> mine(l.size());
+  domain.take_local(x.data(), mine.data());
+  solve_lines<double>(LineSet::dense(g, axis),
+                      uniform_diffusion_matrix<double>(g.n[axis], 0.7, BoundaryKind::dirichlet, BoundaryKind::neumann),
+                      x.data());
+  auto load = [&](index_t o, index_t n, double* dst) { std::copy(mine.data() + o, mine.data() + o + n, dst); };
+  auto store = [&](index_t o, index_t n, const double* src) { std::copy(src, src + n, mine.data() + o); };
+  LineComm& comm = domain.line_comm(axis);
+  if (summed) {
+    std::vector<double> fed = mine;
+    for (index_t k = 0; k < l.n[2]; ++k)
+      for (index_t j = 0; j < l.n[1]; ++j)
+        for (index_t i = 0; i < l.n[0]; ++i) {
+          const index_t r = std::array<index_t, 3>{i, j, k}[axis] - seg.first_row;
+          if (r <= 0 || r >= seg.rows - 1) fed[l.index(i, j, k)] = 1e3;
+        }
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(3);
+    SplitRhsSums<double> sums;
+    sums.start(LineSet::dense(l, axis), seg, rows);
+    const index_t runs = l.n[1] * l.n[2];
+#pragma omp parallel for schedule(static, 1)
+    for (index_t q = runs - 1; q >= 0; --q) sums.add(q * l.n[0], l.n[0], fed.data() + q * l.n[0]);
+    omp_set_num_threads(threads);
+    solve_split_lines<double>(sums, load, store, comm, nullptr, transport);
+  } else {
+    solve_split_lines<double>(LineSet::dense(l, axis), seg, rows, load, store, comm, nullptr, transport);
+  }
+  double worst = 0;
+  for (index_t k = 0; k < l.n[2]; ++k)
+    for (index_t j = 0; j < l.n[1]; ++j)
+      for (index_t i = 0; i < l.n[0]; ++i)
+        if (d.owns(i, j, k))
+          worst = std::max(worst, std::abs(mine[l.index(i, j, k)] - x[g.index(i + d.axes[0].local_first(),
+                                                                                 j + d.axes[1].local_first(),
+                                                                                 k + d.axes[2].local_first())]));
+  CHECK(worst <= 1e-13);
 }
 
-// The same lines, their reduced right-hand sides summed first by a pass over runs of x-adjacent
-// nodes (SplitRhsSums::add, runs in reverse order on 3 threads, as another sweep's store would
-// give them); the runs carry garbage in each segment's first and last rows and in the halos, which
-// the sums must leave to the solve's own loads and ignore.
-TEST_CASE("split lines with shared rows: right-hand sides summed by another pass") {
+TEST_CASE("split lines with shared rows match the uniform-matrix solve, reduced by the solve or summed before") {
   for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
-    for (const SplitTransport transport : kTransports) {
-      CAPTURE(transport == SplitTransport::gather ? "gather" : "alltoall");
-      const Decomposition& d = domain.layout();
-      const Grid l = d.local();
-      const AxisSplit& s = d.axes[axis];
-      const Segment seg{s.halo_lo, s.owned, s.first};
-      const ConstantDiffusionRows<double> rows{0.7, g.n[axis], BoundaryKind::neumann, BoundaryKind::dirichlet};
-      std::vector<double> x(g.size());
-      for (index_t o = 0; o < g.size(); ++o) x[o] = noise(o, 6);
-      std::vector<double> mine(l.size());
-      domain.take_local(x.data(), mine.data());
-      solve_lines<double>(LineSet::dense(g, axis),
-                          uniform_diffusion_matrix<double>(g.n[axis], 0.7, BoundaryKind::neumann, BoundaryKind::dirichlet),
-                          x.data());
-      std::vector<double> fed = mine;
-      for (index_t k = 0; k < l.n[2]; ++k)
-        for (index_t j = 0; j < l.n[1]; ++j)
-          for (index_t i = 0; i < l.n[0]; ++i) {
-            const index_t r = std::array<index_t, 3>{i, j, k}[axis] - seg.first_row;
-            if (r <= 0 || r >= seg.rows - 1) fed[l.index(i, j, k)] = 1e3;
-          }
-      const int threads = omp_get_max_threads();
-      omp_set_num_threads(3);
-      SplitRhsSums<double> sums;
-      sums.start(LineSet::dense(l, axis), seg, rows);
-      const index_t runs = l.n[1] * l.n[2];
-#pragma omp parallel for schedule(static, 1)
-      for (index_t q = runs - 1; q >= 0; --q) sums.add(q * l.n[0], l.n[0], fed.data() + q * l.n[0]);
-      omp_set_num_threads(threads);
-      solve_split_lines<double>(
-          sums, [&](index_t o, index_t n, double* dst) { std::copy(mine.data() + o, mine.data() + o + n, dst); },
-          [&](index_t o, index_t n, const double* src) { std::copy(src, src + n, mine.data() + o); },
-          domain.line_comm(axis), nullptr, transport);
-      double worst = 0;
-      for (index_t k = 0; k < l.n[2]; ++k)
-        for (index_t j = 0; j < l.n[1]; ++j)
-          for (index_t i = 0; i < l.n[0]; ++i)
-            if (d.owns(i, j, k))
-              worst = std::max(worst, std::abs(mine[l.index(i, j, k)] -
-                                               x[g.index(i + d.axes[0].local_first(), j + d.axes[1].local_first(),
-                                                         k + d.axes[2].local_first())]));
-      CHECK(worst <= 1e-13);
-    }
+    for (const SplitTransport transport : kTransports)
+      for (const bool summed : {false, true}) check_shared_rows(g, axis, domain, transport, summed);
   });
 }
 
