@@ -535,17 +535,7 @@ void solve_lines(int m, const LineSet& L, const Blocks& blocks, const Load& load
                   ", not " + std::to_string(m));
   }
   auto fixed = [&](auto M) { detail::solve_fixed<T, decltype(M)::value>(m, L, blocks, load, store, pivoting); };
-  switch (m) {
-    case 1: fixed(std::integral_constant<int, 1>{}); break;
-    case 2: fixed(std::integral_constant<int, 2>{}); break;
-    case 3: fixed(std::integral_constant<int, 3>{}); break;
-    case 4: fixed(std::integral_constant<int, 4>{}); break;
-    case 5: fixed(std::integral_constant<int, 5>{}); break;
-    case 6: fixed(std::integral_constant<int, 6>{}); break;
-    case 7: fixed(std::integral_constant<int, 7>{}); break;
-    case 8: fixed(std::integral_constant<int, 8>{}); break;
-    default: fixed(std::integral_constant<int, 0>{}); break;  // runtime m
-  }
+  if (!with_fixed_block_size(m, fixed)) fixed(std::integral_constant<int, 0>{});  // runtime m
 }
 
 // In place on one interleaved array of M-vectors: u[o*m + s] is component s of node o; u holds

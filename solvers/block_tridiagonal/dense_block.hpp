@@ -12,6 +12,20 @@
 
 namespace tridsim::blocktri {
 
+// Block sizes the solvers also compile with M fixed (blocks in registers): calls
+// fn(std::integral_constant<int, m>{}) and returns true for m = 1 .. kMaxFixedBlock, else false.
+inline constexpr int kMaxFixedBlock = 8;
+template <int M = 1, class Fn>
+bool with_fixed_block_size(int m, Fn&& fn) {
+  if constexpr (M > kMaxFixedBlock) {
+    return false;
+  } else {
+    if (m != M) return with_fixed_block_size<M + 1>(m, fn);
+    fn(std::integral_constant<int, M>{});
+    return true;
+  }
+}
+
 // Element i of an array whose consecutive elements lie `stride` apart (a GPU thread's share of
 // scratch interleaved by line, so that neighbouring threads touch neighbouring words).
 template <class T>

@@ -185,9 +185,7 @@ void solve_split(const LineSet& L, const Segment& seg, const Rows& M, const Spli
   std::unique_ptr<FactoredSegment<T>> own;
   const FactoredSegment<T>* factored = summed ? &summed->factored() : nullptr;
   if constexpr (shared && !std::is_same_v<Rows, SummedRows>) {
-    std::vector<T> a(m), b(m), c(m);
-    for (index_t r = 0; r < m; ++r) M.load_row(0, 1, seg.global_row + r, &a[r], &b[r], &c[r]);
-    own = std::make_unique<FactoredSegment<T>>(m, a.data(), b.data(), c.data());
+    own = std::make_unique<FactoredSegment<T>>(FactoredSegment<T>::of_rows(M, seg));
     factored = own.get();
   }
   // Per-thread tile buffers: rows (row, lane) at row * W + lane.

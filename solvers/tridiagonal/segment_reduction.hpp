@@ -130,6 +130,23 @@ TRIDSIM_HOST_DEVICE void recover_segment(index_t m, index_t stride, const T* a, 
 //    may be added in any order (SplitRhsSums adds them while another sweep writes them).
 //  - Recovery: with x_0 and x_{m-1} known, the interior is a tridiagonal system of its own,
 //    solved by Thomas's sweeps (the forward sweep's pivots are the reduction's).
+// A factored segment's right-hand-side arithmetic for one lane (host and device), given pointers
+// to its per-row arrays (FactoredSegment::view: host memory, or a copy of them on the device):
+// add row i's part of the reduced rows' d, and row i's Thomas forward and backward steps.
+template <class T>
+struct SegmentFactors {
+  const T *first_weight, *last_weight, *a, *pivot, *c_forward;
+  ReducedRow<T> first, last;
+  TRIDSIM_HOST_DEVICE static T forward_step(T d, T prev, T a_i, T pivot_i) { return (d - a_i * prev) * pivot_i; }
+  TRIDSIM_HOST_DEVICE static T backward_step(T d, T next, T c_i) { return d - c_i * next; }
+  TRIDSIM_HOST_DEVICE void add(index_t i, T d, T& first_d, T& last_d) const {
+    first_d += first_weight[i] * d;
+    last_d += last_weight[i] * d;
+  }
+  TRIDSIM_HOST_DEVICE T forward(index_t i, T d, T prev) const { return forward_step(d, prev, a[i], pivot[i]); }
+  TRIDSIM_HOST_DEVICE T backward(index_t i, T d, T next) const { return backward_step(d, next, c_forward[i]); }
+};
+
 template <class T>
 struct FactoredSegment {
   index_t m = 0;
@@ -186,6 +203,25 @@ struct FactoredSegment {
   // storing rows). add_row: row i's part of the reduced rows' d (rows in any order). Recovery:
   // with row 0 holding x_0, forward_row for i = 1 .. m-2 (prev: row i-1); then with row m-1
   // holding x_{m-1}, backward_row for i = m-2 .. 1 (next: row i+1) leaves the solution.
+  // Segment `seg`'s rows of a row source shared by every line (load_row(offset, count,
+  // global_row, a, b, c), whole-line row indices), factored.
+  template <class Rows>
+  static FactoredSegment of_rows(const Rows& M, const Segment& seg) {
+    const index_t n = seg.rows;
+    std::vector<T> ra(n), rb(n), rc(n);
+    for (index_t r = 0; r < n; ++r) M.load_row(0, 1, seg.global_row + r, &ra[r], &rb[r], &rc[r]);
+    return FactoredSegment(n, ra.data(), rb.data(), rc.data());
+  }
+
+  // The arrays as a SegmentFactors (their per-lane arithmetic); `at` the arrays packed one after
+  // another (packed(): first_weight, last_weight, a, pivot, c_forward), on the host or the device.
+  std::vector<T> packed() const {
+    std::vector<T> p;
+    for (const auto* v : {&first_weight, &last_weight, &a, &pivot, &c_forward}) p.insert(p.end(), v->begin(), v->end());
+    return p;
+  }
+  SegmentFactors<T> view(const T* at) const { return {at, at + m, at + 2 * m, at + 3 * m, at + 4 * m, first, last}; }
+
   void add_row(index_t i, index_t lanes, const T* d, T* first_d, T* last_d) const {
     const T f = first_weight[i], l = last_weight[i];
 #pragma omp simd
@@ -197,12 +233,12 @@ struct FactoredSegment {
   void forward_row(index_t i, index_t lanes, T* cur, const T* prev) const {
     const T ai = a[i], pi = pivot[i];
 #pragma omp simd
-    for (index_t l = 0; l < lanes; ++l) cur[l] = (cur[l] - ai * prev[l]) * pi;
+    for (index_t l = 0; l < lanes; ++l) cur[l] = SegmentFactors<T>::forward_step(cur[l], prev[l], ai, pi);
   }
   void backward_row(index_t i, index_t lanes, T* cur, const T* next) const {
     const T ci = c_forward[i];
 #pragma omp simd
-    for (index_t l = 0; l < lanes; ++l) cur[l] -= ci * next[l];
+    for (index_t l = 0; l < lanes; ++l) cur[l] = SegmentFactors<T>::backward_step(cur[l], next[l], ci);
   }
 
   // The whole segment at once: the reduced rows' d (first_d, last_d), and the solution given x_0

@@ -30,10 +30,7 @@ class SplitRhsSums {
     if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
     L_ = L;
     seg_ = seg;
-    const index_t m = seg.rows;
-    std::vector<T> a(m), b(m), c(m);
-    for (index_t r = 0; r < m; ++r) M.load_row(0, 1, seg.global_row + r, &a[r], &b[r], &c[r]);
-    factored_ = std::make_unique<FactoredSegment<T>>(m, a.data(), b.data(), c.data());
+    factored_ = std::make_unique<FactoredSegment<T>>(FactoredSegment<T>::of_rows(M, seg));
     partial_.resize(omp_get_max_threads());
     used_.assign(partial_.size(), 0);
   }

@@ -138,17 +138,9 @@ void solve_split_lines(int m, const LineSet& L, const Segment& seg, const Blocks
     TRIDSIM_CUDA_LAUNCH();
   };
   TRIDSIM_CUDA(cudaMemsetAsync(s.failed.p, 0, sizeof(int)));
-  switch (m) {
-    case 1: run(std::integral_constant<int, 1>{}); break;
-    case 2: run(std::integral_constant<int, 2>{}); break;
-    case 3: run(std::integral_constant<int, 3>{}); break;
-    case 4: run(std::integral_constant<int, 4>{}); break;
-    case 5: run(std::integral_constant<int, 5>{}); break;
-    case 6: run(std::integral_constant<int, 6>{}); break;
-    case 7: run(std::integral_constant<int, 7>{}); break;
-    case 8: run(std::integral_constant<int, 8>{}); break;
-    default: throw Error("distributed block line solve (GPU): block size " + std::to_string(m) + " is not 1 to 8");
-  }
+  if (!with_fixed_block_size(m, run))
+    throw Error("distributed block line solve (GPU): block size " + std::to_string(m) + " is not 1 to " +
+                std::to_string(kMaxFixedBlock));
   int failed = 0;
   TRIDSIM_CUDA(cudaMemcpy(&failed, s.failed.p, sizeof(int), cudaMemcpyDeviceToHost));
   if (failed)

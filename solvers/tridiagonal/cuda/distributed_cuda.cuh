@@ -28,13 +28,6 @@
 
 namespace tridsim::tridiag::gpu {
 
-// A FactoredSegment's per-row arrays on the device (each m long) and its reduced rows' a, c.
-template <class T>
-struct SharedSegment {
-  const T *first_weight, *last_weight, *a, *pivot, *c_forward;
-  ReducedRow<T> first, last;
-};
-
 // Work arrays of the split solves, kept between calls (sized by the largest call).
 template <class T>
 struct SplitScratch {
@@ -54,17 +47,13 @@ struct SplitScratch {
     fit(rows, lines * 2);
     fit(gathered, lines * 2 * P);
   }
-  SharedSegment<T> upload(const FactoredSegment<T>& f) {
-    const index_t m = f.m;
-    std::vector<T> packed;
-    for (const auto* v : {&f.first_weight, &f.last_weight, &f.a, &f.pivot, &f.c_forward})
-      packed.insert(packed.end(), v->begin(), v->end());
+  SegmentFactors<T> upload(const FactoredSegment<T>& f) {
+    std::vector<T> packed = f.packed();
     if (packed != factored_host) {
       factored.upload(packed.data(), index_t(packed.size()));
       factored_host = std::move(packed);
     }
-    const T* p = factored.p;
-    return {p, p + m, p + 2 * m, p + 3 * m, p + 4 * m, f.first, f.last};
+    return f.view(factored.p);
   }
 };
 
@@ -119,16 +108,12 @@ __global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, 
 
 // Rows shared by every line: the reduced rows' d as weighted sums of the segment's right-hand side.
 template <class T, class Load>
-__global__ void split_reduce_shared(Geometry g, Segment seg, SharedSegment<T> f, Load load, ReducedRow<T>* out) {
+__global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, ReducedRow<T>* out) {
   const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= g.count) return;
   const index_t base = line_base(g, q) + seg.first_row * g.s;
   T first = T(0), last = T(0);
-  for (index_t i = 0; i < seg.rows; ++i) {
-    const T d = load(base + i * g.s, q, int(seg.first_row + i));
-    first += __ldg(f.first_weight + i) * d;
-    last += __ldg(f.last_weight + i) * d;
-  }
+  for (index_t i = 0; i < seg.rows; ++i) f.add(i, load(base + i * g.s, q, int(seg.first_row + i)), first, last);
   out[2 * q] = {f.first.a, f.first.c, first};
   out[2 * q + 1] = {f.last.a, f.last.c, last};
 }
@@ -136,7 +121,7 @@ __global__ void split_reduce_shared(Geometry g, Segment seg, SharedSegment<T> f,
 // Rows shared by every line: Thomas on the interior, its end values known (FactoredSegment::solve);
 // d holds the forward sweep, element i of line q at i * L + q.
 template <class T, class Load, class Store>
-__global__ void split_recover_shared(Geometry g, Segment seg, SharedSegment<T> f, Load load, Store store, T* d,
+__global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, Store store, T* d,
                                      const ReducedRow<T>* got, int P, int me, T* cp, T* x) {
   const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= g.count) return;
@@ -146,13 +131,13 @@ __global__ void split_recover_shared(Geometry g, Segment seg, SharedSegment<T> f
   auto row = [&](index_t i) { return int(seg.first_row + i); };
   T prev = first;
   for (index_t i = 1; i + 1 < m; ++i) {
-    prev = (load(base + i * g.s, q, row(i)) - __ldg(f.a + i) * prev) * __ldg(f.pivot + i);
+    prev = f.forward(i, load(base + i * g.s, q, row(i)), prev);
     d[i * L + q] = prev;
   }
   T next = last;
   store(base + (m - 1) * g.s, q, row(m - 1), last);
   for (index_t i = m - 2; i >= 1; --i) {
-    next = d[i * L + q] - __ldg(f.c_forward + i) * next;
+    next = f.backward(i, d[i * L + q], next);
     store(base + i * g.s, q, row(i), next);
   }
   store(base, q, row(0), first);
@@ -178,10 +163,7 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
     cuda::allgather_device(comm, s.rows.p, s.gathered.p, sizeof(ReducedRow<T>) * 2 * std::size_t(lines), s.staging);
   };
   if constexpr (shared) {
-    const index_t m = seg.rows;
-    std::vector<T> a(m), b(m), c(m);
-    for (index_t r = 0; r < m; ++r) rows.load_row(0, 1, seg.global_row + r, &a[r], &b[r], &c[r]);
-    const SharedSegment<T> f = s.upload(FactoredSegment<T>(m, a.data(), b.data(), c.data()));
+    const SegmentFactors<T> f = s.upload(FactoredSegment<T>::of_rows(rows, seg));
     split_kernels::split_reduce_shared<T><<<blocks, threads>>>(g, seg, f, load, s.rows.p);
     TRIDSIM_CUDA_LAUNCH();
     exchange();
