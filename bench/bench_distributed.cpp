@@ -16,13 +16,13 @@
 // (bench_adi.cpp). Only rank 0 reports (and writes --benchmark_out).
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bench/copy_baseline.hpp"
+#include "bench/mpi_bench_support.hpp"
 #include "core/deck.hpp"
 #include "core/domain.hpp"
 #include "core/fp_env.hpp"
@@ -33,24 +33,12 @@
 namespace {
 
 using namespace tridsim;
-using clock_type = std::chrono::steady_clock;
 
 Grid box(index_t nx, index_t ny, index_t nz) {
   Grid g;
   g.dim = 3;
   g.n = {nx, ny, nz};
   return g;
-}
-
-// Times `body` on every rank after a barrier; the iteration's time is the slowest rank's.
-template <class Body>
-void timed_iterations(benchmark::State& state, const Domain& d, Body&& body) {
-  for (auto _ : state) {
-    d.sum(0.0);  // barrier
-    const auto t0 = clock_type::now();
-    body();
-    state.SetIterationTime(d.max(std::chrono::duration<double>(clock_type::now() - t0).count()));
-  }
 }
 
 void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tridiag::SplitTransport transport) {
@@ -67,7 +55,7 @@ void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tr
   const std::size_t sent0 = comm.bytes_sent();
   auto load = [&](index_t o, index_t k, double* out) { std::memcpy(out, u.data() + o, sizeof(double) * k); };
   auto store = [&](index_t o, index_t k, const double* in) { std::memcpy(u.data() + o, in, sizeof(double) * k); };
-  timed_iterations(state, d,
+  bench::timed_iterations(state, d,
                    [&] { tridiag::solve_split_lines<double>(lines, seg, rows, load, store, comm, &times, transport); });
   const double it = double(state.iterations()), points = double(g.size());
   state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
@@ -85,7 +73,7 @@ void plain_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz) {
   std::vector<double> u(g.size(), 1.0);
   const auto m = tridiag::uniform_diffusion_matrix<double>(nz, 0.5, BoundaryKind::dirichlet, BoundaryKind::dirichlet);
   const Domain d(g);
-  timed_iterations(state, d, [&] { tridiag::solve_lines<double>(tridiag::LineSet::dense(g, 2), m, u.data()); });
+  bench::timed_iterations(state, d, [&] { tridiag::solve_lines<double>(tridiag::LineSet::dense(g, 2), m, u.data()); });
   const double points = double(g.size());
   state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(double) * points, benchmark::Counter::kIsIterationInvariantRate);
@@ -105,7 +93,7 @@ void douglas_step(benchmark::State& state, index_t nx, index_t ny, index_t nz) {
   double t = 0;
   heat.step(t, dt);  // untimed: first touch
   const double comm0 = d.comm_seconds();
-  timed_iterations(state, d, [&] {
+  bench::timed_iterations(state, d, [&] {
     heat.step(t, dt);
     t += dt;
   });
@@ -116,23 +104,12 @@ void douglas_step(benchmark::State& state, index_t nx, index_t ny, index_t nz) {
   state.counters["comm_s"] = d.max(d.comm_seconds() - comm0) / double(state.iterations());
 }
 
-class Silent : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
   init_processes(&argc, &argv);
   flush_subnormals_to_zero();
   const int P = world_size();
-  // Rank 0 alone reports: the others drop --benchmark_out* and print nothing.
-  std::vector<char*> args(argv, argv + argc);
-  if (world_rank() > 0)
-    std::erase_if(args, [](const char* a) { return std::strncmp(a, "--benchmark_out", 15) == 0; });
-  int n_args = int(args.size());
   if (P == 1) bench::register_copy_baselines();
   constexpr int kIterations = 10;  // the same on every rank: iterations meet in collectives
   auto add = [&](const std::string& name, auto fn, index_t nx, index_t ny, index_t nz) {
@@ -152,13 +129,6 @@ int main(int argc, char** argv) {
     if (P == 1) add("lines/z", plain_lines, 256, 256, nz);
     add("douglas_step", douglas_step, 256, 256, nz);
   }
-  benchmark::Initialize(&n_args, args.data());
-  if (world_rank() == 0) {
-    benchmark::RunSpecifiedBenchmarks();
-  } else {
-    Silent silent;
-    benchmark::RunSpecifiedBenchmarks(&silent);
-  }
-  benchmark::Shutdown();
+  bench::run_benchmarks_on_ranks(argc, argv);
   finish_processes();
 }

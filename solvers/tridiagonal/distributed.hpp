@@ -32,6 +32,7 @@
 #include "solvers/tridiagonal/line_set.hpp"
 #include "solvers/tridiagonal/segment_reduction.hpp"
 #include "solvers/tridiagonal/split_rhs_sums.hpp"
+#include "solvers/tridiagonal/split_transport.hpp"
 
 namespace tridsim::tridiag {
 
@@ -42,24 +43,6 @@ struct SplitTimes {
   double reduced_solve = 0;  // solving the gathered reduced systems
   double recover = 0;        // loading the segments again, recovering and storing them
 };
-
-// How the reduced systems of split lines cross the ranks of the axis (P of them), per batch.
-enum class SplitTransport {
-  gather,    // all-gather: every rank receives (P-1) * 2 rows per line and solves every line
-  alltoall,  // all-to-all: every rank receives about (P-1)/P * 2 rows per line, solves 1/P of the
-             // lines and sends back 2 unknowns per line to each other rank (a second exchange)
-};
-
-// The automatic choice. The all-to-all saves received volume and reduced-solve work that grow with
-// P, but pays a second exchange's latency per batch: at P = 2 it saves at most half of a small
-// volume (bench_distributed measures a tie there and the all-to-all ahead from P = 4 on:
-// docs/PERFORMANCE.md), and with few lines both exchanges are latency-bound, so gather there.
-inline constexpr int kSplitAlltoallMinRanks = 3;
-inline constexpr index_t kSplitAlltoallMinLines = 4096;
-inline SplitTransport choose_split_transport(index_t lines, int ranks) {
-  return ranks >= kSplitAlltoallMinRanks && lines >= kSplitAlltoallMinLines ? SplitTransport::alltoall
-                                                                             : SplitTransport::gather;
-}
 
 namespace detail {
 struct SummedRows {};  // the rows of a SplitRhsSums (shared, factored there)
@@ -273,23 +256,7 @@ void solve_split(const LineSet& L, const Segment& seg, const Rows& M, const Spli
     const index_t t0 = std::min(tiles.count, b * per), t1 = std::min(tiles.count, (b + 1) * per);
     return Batch{t0, t1, t0 < t1 ? tiles.line(t0, 0) : lines, t0 < t1 ? tiles.line(t1 - 1, 0) + tiles.lanes(t1 - 1) : lines};
   };
-  // All-to-all: the batch's lines in P contiguous chunks, sizes differing by at most one; chunk r
-  // (lines [chunk(B, r), chunk(B, r + 1))) is solved by rank r.
-  auto chunk = [&](const Batch& B, index_t r) { return B.q0 + (B.q1 - B.q0) * r / P; };
-  // The all-to-alls' byte counts per rank, then offsets: `per_line` bytes of each line of chunk r
-  // for rank r (by_chunk), or of each line of this rank's chunk for every rank (own_chunk).
-  using Layout = std::vector<std::size_t>;
-  auto by_chunk = [&](const Batch& B, std::size_t per_line) {
-    Layout v(2 * P);
-    for (index_t r = 0; r < P; ++r) v[r] = per_line * (chunk(B, r + 1) - chunk(B, r)), v[P + r] = per_line * (chunk(B, r) - B.q0);
-    return v;
-  };
-  auto own_chunk = [&](const Batch& B, std::size_t per_line) {
-    Layout v(2 * P);
-    const index_t nc = chunk(B, me + 1) - chunk(B, me);
-    for (index_t r = 0; r < P; ++r) v[r] = per_line * nc, v[P + r] = per_line * r * nc;
-    return v;
-  };
+  auto chunks = [&](const Batch& B) { return SplitChunks{B.q0, B.q1, P}; };
   // Solves the n reduced systems of `got` ([rank][line][2]: 2P rows each), G lines side by side (their
   // recurrences overlap); keep(i, g, x) takes the unknowns of lines i .. i + g - 1, row j of line
   // i + l at x[j * G + l].
@@ -344,7 +311,7 @@ void solve_split(const LineSet& L, const Segment& seg, const Rows& M, const Spli
       }
     }
     if (alltoall) {  // to rank r: this rank's rows of chunk r; from rank k: k's rows of this rank's chunk
-      const Layout out = by_chunk(B, 2 * sizeof(Row)), in = own_chunk(B, 2 * sizeof(Row));
+      const auto out = chunks(B).by_chunk(2 * sizeof(Row)), in = chunks(B).own_chunk(me, 2 * sizeof(Row));
       request[b] = comm.start_alltoallv(send.data() + 2 * B.q0, out.data(), out.data() + P, recv.data() + 2 * B.q0 * P,
                                         in.data(), in.data() + P);
     } else {
@@ -359,7 +326,7 @@ void solve_split(const LineSet& L, const Segment& seg, const Rows& M, const Spli
     wait(request[b]);
     lap(&SplitTimes::exchange, t0);
     const Batch B = batch(b);
-    const index_t nc = chunk(B, me + 1) - chunk(B, me);
+    const index_t nc = chunks(B).size(me);
     T* out = solved.data() + 2 * (B.q0 + b * P);
     solve_gathered(recv.data() + 2 * B.q0 * P, nc, [&](index_t i, index_t g, const T* x) {
       for (index_t k = 0; k < P; ++k)
@@ -368,7 +335,7 @@ void solve_split(const LineSet& L, const Segment& seg, const Rows& M, const Spli
           out[2 * (k * nc + i + l) + 1] = x[(2 * k + 1) * G + l];
         }
     });
-    const Layout to = own_chunk(B, 2 * sizeof(T)), from = by_chunk(B, 2 * sizeof(T));
+    const auto to = chunks(B).own_chunk(me, 2 * sizeof(T)), from = chunks(B).by_chunk(2 * sizeof(T));
     returned[b] = comm.start_alltoallv(out, to.data(), to.data() + P, back.data() + 2 * B.q0, from.data(), from.data() + P);
     moving = returned[b];
     lap(&SplitTimes::reduced_solve, t0);

@@ -18,30 +18,13 @@
 #include "solvers/block_tridiagonal/distributed.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/distributed.hpp"
+#include "tests/common/split_lines_cases.hpp"
 
 using namespace tridsim;
 using namespace tridsim::tridiag;
+using namespace tridsim::testing;
 
 namespace {
-
-// A value in [-1, 1) that depends only on the global node and which coefficient it is.
-double noise(index_t node, int which) {
-  unsigned long long x = (unsigned long long)(node) * 0x9E3779B97F4A7C15ULL + (unsigned long long)(which + 1) * 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 31;
-  x *= 0x94D049BB133111EBULL;
-  x ^= x >> 29;
-  return double(x % 2000003ULL) / 1000001.5 - 1.0;
-}
-
-// Rows of line node `global` along `axis` (a_0 = c_{n-1} = 0 at the ends of the whole line).
-template <class T>
-void row_at(const Grid& g, int axis, index_t gi, index_t gj, index_t gk, T& a, T& b, T& c, T& d) {
-  const index_t node = g.index(gi, gj, gk), pos = axis == 0 ? gi : axis == 1 ? gj : gk;
-  a = pos > 0 ? T(noise(node, 0)) : T(0);
-  c = pos + 1 < g.n[axis] ? T(noise(node, 1)) : T(0);
-  b = T(std::abs(double(a)) + std::abs(double(c)) + 0.5 + std::abs(noise(node, 2)));
-  d = T(noise(node, 3));
-}
 
 // The rows of a rank's local lines, from global node indices.
 template <class T>
@@ -133,31 +116,7 @@ void check_split(const Grid& g, int axis, const Domain& domain, double tol, Spli
   if (n == 1) CHECK(sent == alltoall_bytes(comm.rank() + 1 == comm.size() ? 1 : 0));
 }
 
-const std::vector<Grid> kGrids = [] {
-  std::vector<Grid> grids;
-  for (const auto& n : {std::array<index_t, 3>{23, 1, 1}, {17, 10, 1}, {13, 11, 9}, {8, 9, 70}, {130, 5, 4}}) {
-    Grid g;
-    g.dim = n[2] > 1 ? 3 : n[1] > 1 ? 2 : 1;
-    g.n = n;
-    grids.push_back(g);
-  }
-  return grids;
-}();
-
 }  // namespace
-
-// fn(grid, axis, domain) for each axis of each grid that the world's ranks can split, all of them along it.
-template <class Fn>
-void for_each_split_axis(Fn&& fn) {
-  for (const Grid& g : kGrids)
-    for (int axis = 0; axis < g.dim; ++axis) {
-      std::array<int, 3> ranks{1, 1, 1};
-      ranks[axis] = world_size();
-      if (!process_grid_problem(g, ranks).empty()) continue;
-      CAPTURE(axis);
-      fn(g, axis, Domain(g, ranks));
-    }
-}
 
 TEST_CASE("split lines match the whole-line solve along every split axis") {
   for_each_split_axis([](const Grid& g, int axis, const Domain& domain) {
@@ -231,7 +190,7 @@ TEST_CASE("split lines with shared rows match the uniform-matrix solve, reduced 
 }
 
 TEST_CASE("split lines on a balanced process grid (two split axes with 4 ranks)") {
-  for (const Grid& g : kGrids) {
+  for (const Grid& g : kSplitGrids) {
     if (g.dim < 2) continue;
     const Domain domain(g, {0, 0, 0});
     for (int axis = 0; axis < g.dim; ++axis)
@@ -327,7 +286,7 @@ TEST_CASE("a singular pivot block in one rank's segment throws SingularMatrix on
 }
 
 TEST_CASE("halo exchange fills every halo node with the neighbour's owned value") {
-  for (const Grid& g : kGrids) {
+  for (const Grid& g : kSplitGrids) {
     const Domain domain(g, {0, 0, 0});
     const Decomposition& d = domain.layout();
     const Grid l = d.local();
@@ -360,7 +319,7 @@ TEST_CASE("halo exchange fills every halo node with the neighbour's owned value"
 }
 
 TEST_CASE("gather puts every rank's owned box in its place") {
-  for (const Grid& g : kGrids) {
+  for (const Grid& g : kSplitGrids) {
     const Domain domain(g, {0, 0, 0});
     const Decomposition& d = domain.layout();
     const Grid l = d.local();

@@ -31,9 +31,9 @@ using tridiag::Segment;
 // Work arrays of the split solves, kept between calls (sized by the largest call).
 template <class T>
 struct SplitBlockScratch {
-  cuda::DeviceArray<T> X, cs, rows, gathered;
+  cuda::DeviceArray<T> X, cs;
+  cuda::WireArray<T> rows, gathered;
   cuda::DeviceArray<int> failed;
-  cuda::PinnedBytes staging;
   void size_for(int m, index_t lines, index_t interior, index_t P) {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
@@ -41,8 +41,8 @@ struct SplitBlockScratch {
     const index_t mm = index_t(m) * m, rsz = reduced_row_size(m);
     fit(X, lines * std::max(interior * m * (2 * m + 1), 2 * P * m));
     fit(cs, lines * std::max(interior, 2 * P) * mm);
-    fit(rows, lines * 2 * rsz);
-    fit(gathered, P * lines * 2 * rsz);
+    rows.size_for(lines * 2 * rsz);
+    gathered.size_for(P * lines * 2 * rsz);
     fit(failed, 1);
   }
 };
@@ -127,13 +127,13 @@ void solve_split_lines(int m, const LineSet& L, const Segment& seg, const Blocks
   const auto g = tridiag::detail::geometry(L);
   constexpr int threads = 128;
   const unsigned blocks_n = unsigned((lines + threads - 1) / threads);
-  const std::size_t bytes = sizeof(T) * 2 * std::size_t(lines * reduced_row_size(m));
   auto run = [&](auto M) {
     constexpr int m_ = decltype(M)::value;
-    split_kernels::reduce<m_, T><<<blocks_n, threads>>>(g, seg, blocks, load, s.X.p, s.cs.p, s.rows.p, s.failed.p, pivoting);
+    split_kernels::reduce<m_, T><<<blocks_n, threads>>>(g, seg, blocks, load, s.X.p, s.cs.p, s.rows.device(), s.failed.p,
+                                                        pivoting);
     TRIDSIM_CUDA_LAUNCH();
-    cuda::allgather_device(comm, s.rows.p, s.gathered.p, bytes, s.staging);
-    split_kernels::recover<m_, T><<<blocks_n, threads>>>(g, seg, blocks, load, store, s.gathered.p, int(P), comm.rank(),
+    cuda::allgather_device(comm, s.rows, s.gathered, 2 * lines * reduced_row_size(m));
+    split_kernels::recover<m_, T><<<blocks_n, threads>>>(g, seg, blocks, load, store, s.gathered.device(), int(P), comm.rank(),
                                                          s.X.p, s.cs.p, s.failed.p, pivoting);
     TRIDSIM_CUDA_LAUNCH();
   };

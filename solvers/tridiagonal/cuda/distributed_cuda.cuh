@@ -1,12 +1,14 @@
 #pragma once
 // Lines split over the ranks of one axis, on this rank's GPU (namespace tridsim::tridiag::gpu):
-// distributed.hpp's substructuring with the device functors of line_solve.cuh. One thread per line
-//   1. forms its segment's rows (row source and `load`) in scratch arrays and reduces them to two
-//      rows (reduce_segment);
-//   2. the reduced rows (2 per line) cross the ranks of the axis: every rank gathers every rank's
-//      (cuda::allgather_device);
-//   3. each thread solves its line's reduced system (2 rows per rank), recovers its interior
-//      (recover_segment) and writes it through `store`.
+// distributed.hpp's substructuring with the device functors of line_solve.cuh, one thread per
+// line, per batch of lines:
+//   1. each thread forms its segment's rows (row source and `load`) in scratch arrays and reduces
+//      them to two rows (reduce_segment);
+//   2. the reduced rows (2 per line) cross the ranks of the axis by the transport of
+//      split_transport.hpp (gather, or all-to-all with the unknowns sent back), while the GPU
+//      reduces the next batch: the host starts each batch's exchange as soon as its rows are out;
+//   3. each thread takes its line's two unknowns (solving its gathered reduced system, 2P rows, or
+//      as sent back), recovers its interior (recover_segment) and writes it through `store`.
 // With rows shared by every line (ConstantDiffusionRows) the segment is factored once on the host
 // (FactoredSegment): a thread then reduces its line by two weighted sums of the right-hand side
 // (no rows formed or stored) and recovers the interior by Thomas from its two kept unknowns.
@@ -16,6 +18,8 @@
 // (DiffusionRows or ConstantDiffusionRows with the whole line's n). Include from .cu files only.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/cuda_support.cuh"
@@ -25,18 +29,29 @@
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/cuda/line_solve.cuh"
 #include "solvers/tridiagonal/segment_reduction.hpp"
+#include "solvers/tridiagonal/split_transport.hpp"
 
 namespace tridsim::tridiag::gpu {
 
-// Work arrays of the split solves, kept between calls (sized by the largest call).
+// Lines per batch of a split solve, at least: a batch is one kernel of one thread per line, and
+// fewer threads than this leave most of the GPU idle, so that a smaller batch takes hardly less time.
+inline constexpr index_t kSplitBatchLines = index_t(1) << 16;
+inline index_t split_batches(index_t lines) { return std::clamp<index_t>(lines / kSplitBatchLines, 1, 4); }
+
+// Work arrays of the split solves, kept between calls (sized by the largest call). Element i of
+// line q's segment at i * L + q (consecutive lines adjacent: coalesced), the reduced system's row j
+// likewise; exchanged: rows [line][2], got [rank][line][2] per batch (the batch's lines, or this
+// rank's chunk of them), and the all-to-all's unknowns solved [rank][line of the chunk][2] (batch
+// b from 2 (q0 + b P)) and back [line][2].
 template <class T>
 struct SplitScratch {
   cuda::DeviceArray<T> a, b, c, d, cp, x;
-  cuda::DeviceArray<ReducedRow<T>> rows, gathered;
-  cuda::PinnedBytes staging;
+  cuda::WireArray<ReducedRow<T>> rows, got;
+  cuda::WireArray<T> solved, back;
+  cuda::StreamMarks marks;
   std::vector<T> factored_host;  // the factored segment on the device, to upload only when it changes
   cuda::DeviceArray<T> factored;
-  void size_for(index_t lines, index_t m, index_t P, bool shared) {
+  void size_for(index_t lines, index_t m, index_t P, index_t batches, bool shared, bool alltoall) {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
     };
@@ -44,8 +59,10 @@ struct SplitScratch {
     fit(d, lines * m);
     fit(cp, lines * 2 * P);
     fit(x, lines * 2 * P);
-    fit(rows, lines * 2);
-    fit(gathered, lines * 2 * P);
+    rows.size_for(lines * 2);
+    got.size_for(lines * 2 * P);
+    solved.size_for(alltoall ? 2 * (lines + batches * P) : 0);
+    back.size_for(alltoall ? 2 * lines : 0);
   }
   SegmentFactors<T> upload(const FactoredSegment<T>& f) {
     std::vector<T> packed = f.packed();
@@ -59,24 +76,44 @@ struct SplitScratch {
 
 namespace split_kernels {
 
-// The reduced system of line q from every rank's rows (got: [rank][line][2]); this rank's two
-// unknowns.
-template <class T>
-__device__ void solve_line_reduced(index_t q, index_t L, const ReducedRow<T>* got, int P, int me, T* cp, T* x,
-                                   T& first, T& last) {
-  solve_reduced_at<T>(
-      2 * index_t(P), 1, [&](index_t j, index_t) { return got[2 * ((j / 2) * L + q) + j % 2]; },
-      [&](index_t j, index_t) -> T& { return cp[j * L + q]; }, [&](index_t j, index_t) -> T& { return x[j * L + q]; });
-  first = x[2 * me * L + q];
-  last = x[(2 * me + 1) * L + q];
+// This thread's line of the batch [q0, q1), or -1.
+__device__ inline index_t batch_line(index_t q0, index_t q1) {
+  const index_t q = q0 + index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  return q < q1 ? q : -1;
 }
 
-// Element i of line q's segment in the scratch arrays: consecutive lines adjacent (coalesced).
+// Line q's two unknowns from its gathered reduced system: got holds every rank's rows of the n
+// lines from q0, [rank][line - q0][2]; cp and x are the reduced system's scratch (row j at j * L + q).
+template <class T>
+struct GatheredEnds {
+  const ReducedRow<T>* got;
+  index_t q0, n, L;
+  int P, me;
+  T *cp, *x;
+  __device__ void operator()(index_t q, T& first, T& last) const {
+    solve_reduced_at<T>(
+        2 * index_t(P), 1, [&](index_t j, index_t) { return got[2 * ((j / 2) * n + q - q0) + j % 2]; },
+        [&](index_t j, index_t) -> T& { return cp[j * L + q]; }, [&](index_t j, index_t) -> T& { return x[j * L + q]; });
+    first = x[2 * me * L + q];
+    last = x[(2 * me + 1) * L + q];
+  }
+};
+
+// Line q's two unknowns as the rank that solved its reduced system sent them back ([line][2]).
+template <class T>
+struct ReturnedEnds {
+  const T* back;
+  __device__ void operator()(index_t q, T& first, T& last) const {
+    first = back[2 * q];
+    last = back[2 * q + 1];
+  }
+};
+
 template <class T, class Rows, class Load>
-__global__ void split_reduce(Geometry g, Segment seg, Rows rows, Load load, T* a, T* b, T* c, T* d,
-                             ReducedRow<T>* out) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= g.count) return;
+__global__ void split_reduce(Geometry g, Segment seg, Rows rows, Load load, T* a, T* b, T* c, T* d, ReducedRow<T>* out,
+                             index_t q0, index_t q1) {
+  const index_t q = batch_line(q0, q1);
+  if (q < 0) return;
   const index_t base = line_base(g, q) + seg.first_row * g.s, L = g.count;
   T left = T(0);
   if constexpr (!is_array_rows_v<Rows>)
@@ -92,15 +129,14 @@ __global__ void split_reduce(Geometry g, Segment seg, Rows rows, Load load, T* a
   out[2 * q + 1] = two[1];
 }
 
-// got: every rank's reduced rows, [rank][line][2].
-template <class T, class Store>
-__global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, const T* c, T* d,
-                              const ReducedRow<T>* got, int P, int me, T* cp, T* x) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= g.count) return;
+template <class T, class Store, class Ends>
+__global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, const T* c, T* d, Ends ends, index_t q0,
+                              index_t q1) {
+  const index_t q = batch_line(q0, q1);
+  if (q < 0) return;
   const index_t L = g.count;
   T first, last;
-  solve_line_reduced(q, L, got, P, me, cp, x, first, last);
+  ends(q, first, last);
   recover_segment(seg.rows, L, a + q, c + q, d + q, first, last);
   const index_t base = line_base(g, q) + seg.first_row * g.s;
   for (index_t i = 0; i < seg.rows; ++i) store(base + i * g.s, q, int(seg.first_row + i), d[i * L + q]);
@@ -108,9 +144,10 @@ __global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, 
 
 // Rows shared by every line: the reduced rows' d as weighted sums of the segment's right-hand side.
 template <class T, class Load>
-__global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, ReducedRow<T>* out) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= g.count) return;
+__global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, ReducedRow<T>* out,
+                                    index_t q0, index_t q1) {
+  const index_t q = batch_line(q0, q1);
+  if (q < 0) return;
   const index_t base = line_base(g, q) + seg.first_row * g.s;
   T first = T(0), last = T(0);
   for (index_t i = 0; i < seg.rows; ++i) f.add(i, load(base + i * g.s, q, int(seg.first_row + i)), first, last);
@@ -119,15 +156,15 @@ __global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f
 }
 
 // Rows shared by every line: Thomas on the interior, its end values known (FactoredSegment::solve);
-// d holds the forward sweep, element i of line q at i * L + q.
-template <class T, class Load, class Store>
+// d holds the forward sweep.
+template <class T, class Load, class Store, class Ends>
 __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, Store store, T* d,
-                                     const ReducedRow<T>* got, int P, int me, T* cp, T* x) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= g.count) return;
+                                     Ends ends, index_t q0, index_t q1) {
+  const index_t q = batch_line(q0, q1);
+  if (q < 0) return;
   const index_t L = g.count, m = seg.rows, base = line_base(g, q) + seg.first_row * g.s;
   T first, last;
-  solve_line_reduced(q, L, got, P, me, cp, x, first, last);
+  ends(q, first, last);
   auto row = [&](index_t i) { return int(seg.first_row + i); };
   T prev = first;
   for (index_t i = 1; i + 1 < m; ++i) {
@@ -143,41 +180,123 @@ __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> 
   store(base, q, row(0), first);
 }
 
+// All-to-all: the reduced systems of this rank's chunk of n lines (got: every rank's rows of them,
+// [rank][line][2]) solved; every rank's two unknowns of each into out, [rank][line][2].
+template <class T>
+__global__ void solve_chunk(const ReducedRow<T>* got, index_t n, int P, T* cp, T* x, T* out) {
+  const index_t i = batch_line(0, n);
+  if (i < 0) return;
+  solve_reduced_at<T>(
+      2 * index_t(P), 1, [&](index_t j, index_t) { return got[2 * ((j / 2) * n + i) + j % 2]; },
+      [&](index_t j, index_t) -> T& { return cp[j * n + i]; }, [&](index_t j, index_t) -> T& { return x[j * n + i]; });
+  for (index_t k = 0; k < P; ++k) {
+    out[2 * (k * n + i)] = x[2 * k * n + i];
+    out[2 * (k * n + i) + 1] = x[(2 * k + 1) * n + i];
+  }
+}
+
 }  // namespace split_kernels
 
 // Solves every line of L (this rank's local lines along L.axis, on the device) whose rows are
-// split over the ranks of `comm`; this rank holds rows `seg` of each. The exchange waits for the
-// work queued on the default stream; the recovery is queued on it.
+// split over the ranks of `comm`; this rank holds rows `seg` of each. Starts after the work queued
+// on the default stream and returns with the last recovery queued on it. `transport` forces one
+// (none: choose_split_transport), `batches` the number of batches (0: split_batches).
 template <class T, class Rows, class Load, class Store>
 void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, const Load& load, const Store& store,
-                       LineComm& comm, SplitScratch<T>& s) {
-  const index_t lines = L.count(), P = comm.size();
+                       LineComm& comm, SplitScratch<T>& s, std::optional<SplitTransport> transport = {},
+                       index_t batches = 0) {
+  using Row = ReducedRow<T>;
+  const index_t lines = L.count(), P = comm.size(), me = comm.rank();
   if (lines == 0) return;
   if (seg.rows < 2) throw Error("distributed line solve: every rank needs at least 2 rows of each line");
   constexpr bool shared = rows_shared_by_lines_v<Rows>;
-  s.size_for(lines, seg.rows, P, shared);
+  const bool alltoall = transport.value_or(choose_split_transport(lines, int(P))) == SplitTransport::alltoall;
+  const index_t nbatch = batches > 0 ? std::min(batches, lines) : split_batches(lines);
+  s.size_for(lines, seg.rows, P, nbatch, shared, alltoall);
   const Geometry g = tridsim::tridiag::detail::geometry(L);
   constexpr int threads = 128;
-  const unsigned blocks = unsigned((lines + threads - 1) / threads);
-  auto exchange = [&] {
-    cuda::allgather_device(comm, s.rows.p, s.gathered.p, sizeof(ReducedRow<T>) * 2 * std::size_t(lines), s.staging);
-  };
-  if constexpr (shared) {
-    const SegmentFactors<T> f = s.upload(FactoredSegment<T>::of_rows(rows, seg));
-    split_kernels::split_reduce_shared<T><<<blocks, threads>>>(g, seg, f, load, s.rows.p);
+  auto grid = [](index_t n) { return unsigned((n + threads - 1) / threads); };
+  auto batch = [&](index_t b) { return SplitChunks{lines * b / nbatch, lines * (b + 1) / nbatch, P}; };
+  SegmentFactors<T> f{};
+  if constexpr (shared) f = s.upload(FactoredSegment<T>::of_rows(rows, seg));
+
+  // 1. Every batch reduced and its rows put on the wire, in order; mark b: batch b's rows are out.
+  for (index_t b = 0; b < nbatch; ++b) {
+    const SplitChunks B = batch(b);
+    if constexpr (shared)
+      split_kernels::split_reduce_shared<T><<<grid(B.q1 - B.q0), threads>>>(g, seg, f, load, s.rows.device(), B.q0, B.q1);
+    else
+      split_kernels::split_reduce<T><<<grid(B.q1 - B.q0), threads>>>(g, seg, rows, load, s.a.p, s.b.p, s.c.p, s.d.p,
+                                                                     s.rows.device(), B.q0, B.q1);
     TRIDSIM_CUDA_LAUNCH();
-    exchange();
-    split_kernels::split_recover_shared<T><<<blocks, threads>>>(g, seg, f, load, store, s.d.p, s.gathered.p, int(P),
-                                                                comm.rank(), s.cp.p, s.x.p);
-    TRIDSIM_CUDA_LAUNCH();
-    return;
+    s.rows.to_wire(2 * B.q0, 2 * (B.q1 - B.q0));
+    s.marks.mark(std::size_t(b));
   }
-  split_kernels::split_reduce<T><<<blocks, threads>>>(g, seg, rows, load, s.a.p, s.b.p, s.c.p, s.d.p, s.rows.p);
-  TRIDSIM_CUDA_LAUNCH();
-  exchange();
-  split_kernels::split_recover<T><<<blocks, threads>>>(g, seg, store, s.a.p, s.c.p, s.d.p, s.gathered.p, int(P), comm.rank(),
-                                                s.cp.p, s.x.p);
-  TRIDSIM_CUDA_LAUNCH();
+  std::vector<int> request(nbatch, -1), returned(nbatch, -1);  // returned: the all-to-all's unknowns
+  int moving = -1;  // the newest exchange in flight (-1: none), moved on while the host waits for the GPU
+  auto wait = [&](int req) {
+    comm.wait(req);
+    if (req == moving) moving = -1;
+  };
+  // 2. Batch b's rows to the other ranks, once the GPU has them out.
+  auto send_rows = [&](index_t b) {
+    s.marks.wait(std::size_t(b), comm, moving);
+    const SplitChunks B = batch(b);
+    Row *out = s.rows.wire() + 2 * B.q0, *in = s.got.wire() + 2 * B.q0 * P;
+    if (alltoall) {  // to rank r: this rank's rows of chunk r; from rank k: k's rows of this rank's chunk
+      const auto to = B.by_chunk(2 * sizeof(Row)), from = B.own_chunk(me, 2 * sizeof(Row));
+      request[b] = comm.start_alltoallv(out, to.data(), to.data() + P, in, from.data(), from.data() + P);
+    } else {
+      request[b] = comm.start_allgather(out, in, sizeof(Row) * 2 * std::size_t(B.q1 - B.q0));
+    }
+    moving = request[b];
+  };
+  // All-to-all: this rank's chunk of batch b solved on the GPU, every rank's two unknowns of it sent back.
+  auto solve_chunk = [&](index_t b) {
+    wait(request[b]);
+    const SplitChunks B = batch(b);
+    const index_t nc = B.size(me), at = 2 * (B.q0 + b * P);
+    s.got.from_wire(2 * B.q0 * P, 2 * nc * P);
+    if (nc > 0) {
+      split_kernels::solve_chunk<T><<<grid(nc), threads>>>(s.got.device() + 2 * B.q0 * P, nc, int(P), s.cp.p, s.x.p,
+                                                           s.solved.device() + at);
+      TRIDSIM_CUDA_LAUNCH();
+    }
+    s.solved.to_wire(at, 2 * nc * P);
+    s.marks.mark(std::size_t(nbatch + b));
+    s.marks.wait(std::size_t(nbatch + b), comm, moving);
+    const auto to = B.own_chunk(me, 2 * sizeof(T)), from = B.by_chunk(2 * sizeof(T));
+    returned[b] = comm.start_alltoallv(s.solved.wire() + at, to.data(), to.data() + P, s.back.wire() + 2 * B.q0,
+                                       from.data(), from.data() + P);
+    moving = returned[b];
+  };
+  // 3. Batch b's interiors recovered and stored, once its unknowns (or reduced systems) are here.
+  auto recover = [&](index_t b) {
+    wait(alltoall ? returned[b] : request[b]);
+    const SplitChunks B = batch(b);
+    const index_t n = B.q1 - B.q0;
+    auto launch = [&](const auto& ends) {
+      if constexpr (shared)
+        split_kernels::split_recover_shared<T><<<grid(n), threads>>>(g, seg, f, load, store, s.d.p, ends, B.q0, B.q1);
+      else
+        split_kernels::split_recover<T><<<grid(n), threads>>>(g, seg, store, s.a.p, s.c.p, s.d.p, ends, B.q0, B.q1);
+      TRIDSIM_CUDA_LAUNCH();
+    };
+    if (alltoall) {
+      s.back.from_wire(2 * B.q0, 2 * n);
+      launch(split_kernels::ReturnedEnds<T>{s.back.device()});
+    } else {
+      s.got.from_wire(2 * B.q0 * P, 2 * n * P);
+      launch(split_kernels::GatheredEnds<T>{s.got.device() + 2 * B.q0 * P, B.q0, n, lines, int(P), int(me), s.cp.p, s.x.p});
+    }
+  };
+  // As on the CPU: batch b sent at step b, (all-to-all) solved at step b + 1, recovered at step b + lag.
+  const index_t lag = alltoall ? 2 : 1;
+  for (index_t step = 0; step < nbatch + lag; ++step) {
+    if (step < nbatch) send_rows(step);
+    if (alltoall && step >= 1 && step <= nbatch) solve_chunk(step - 1);
+    if (step >= lag) recover(step - lag);
+  }
 }
 
 }  // namespace tridsim::tridiag::gpu
