@@ -142,6 +142,24 @@ __global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, 
   for (index_t i = 0; i < seg.rows; ++i) store(base + i * g.s, q, int(seg.first_row + i), d[i * L + q]);
 }
 
+// Rows `from` up to (not including) `to`, in that direction: each group of kRowsAhead rows is loaded
+// (get) before it is used (use): a thread's row loads then overlap, where a loop that uses each
+// row as it loads it waits for every load in turn.
+constexpr int kRowsAhead = 8;
+template <class T, class Get, class Use>
+__device__ __forceinline__ void for_rows_loaded(index_t from, index_t to, const Get& get, const Use& use) {
+  const index_t step = from <= to ? 1 : -1;
+  index_t i = from;
+  for (; (to - i) * step >= kRowsAhead; i += kRowsAhead * step) {
+    T v[kRowsAhead];
+#pragma unroll
+    for (int u = 0; u < kRowsAhead; ++u) v[u] = get(i + u * step);
+#pragma unroll
+    for (int u = 0; u < kRowsAhead; ++u) use(i + u * step, v[u]);
+  }
+  for (; i != to; i += step) use(i, get(i));
+}
+
 // Rows shared by every line: the reduced rows' d as weighted sums of the segment's right-hand side.
 template <class T, class Load>
 __global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, ReducedRow<T>* out,
@@ -150,7 +168,8 @@ __global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f
   if (q < 0) return;
   const index_t base = line_base(g, q) + seg.first_row * g.s;
   T first = T(0), last = T(0);
-  for (index_t i = 0; i < seg.rows; ++i) f.add(i, load(base + i * g.s, q, int(seg.first_row + i)), first, last);
+  for_rows_loaded<T>(index_t(0), seg.rows, [&](index_t i) { return load(base + i * g.s, q, int(seg.first_row + i)); },
+                     [&](index_t i, T d) { f.add(i, d, first, last); });
   out[2 * q] = {f.first.a, f.first.c, first};
   out[2 * q + 1] = {f.last.a, f.last.c, last};
 }
@@ -167,16 +186,13 @@ __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> 
   ends(q, first, last);
   auto row = [&](index_t i) { return int(seg.first_row + i); };
   T prev = first;
-  for (index_t i = 1; i + 1 < m; ++i) {
-    prev = f.forward(i, load(base + i * g.s, q, row(i)), prev);
-    d[i * L + q] = prev;
-  }
+  for_rows_loaded<T>(index_t(1), m - 1, [&](index_t i) { return load(base + i * g.s, q, row(i)); },
+                     [&](index_t i, T v) { d[i * L + q] = prev = f.forward(i, v, prev); });
   T next = last;
   store(base + (m - 1) * g.s, q, row(m - 1), last);
-  for (index_t i = m - 2; i >= 1; --i) {
-    next = f.backward(i, d[i * L + q], next);
-    store(base + i * g.s, q, row(i), next);
-  }
+  for_rows_loaded<T>(
+      m - 2, index_t(0), [&](index_t i) { return d[i * L + q]; },
+      [&](index_t i, T v) { store(base + i * g.s, q, row(i), next = f.backward(i, v, next)); });
   store(base, q, row(0), first);
 }
 
