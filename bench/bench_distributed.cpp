@@ -49,7 +49,7 @@ void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tr
   std::vector<double> u(l.size(), 1.0);
   const tridiag::ConstantDiffusionRows<double> rows{0.5, nz, BoundaryKind::dirichlet, BoundaryKind::dirichlet};
   const tridiag::LineSet lines = tridiag::LineSet::dense(l, 2);
-  const tridiag::Segment seg{s.halo_lo, s.owned, s.first};
+  const tridiag::Segment seg = tridiag::segment_of(s);
   tridiag::SplitTimes times;
   LineComm& comm = d.line_comm(2);
   const std::size_t sent0 = comm.bytes_sent();

@@ -49,7 +49,7 @@ void split_gpu(benchmark::State& state, index_t nx, index_t ny, index_t nz, bool
   fill<double><<<1024, 256>>>(l.size(), u.p, a.p, b.p, c.p);
   ok(cudaDeviceSynchronize(), "fill");
   const tridiag::LineSet lines = tridiag::LineSet::dense(l, 2);
-  const tridiag::Segment seg{s.halo_lo, s.owned, s.first};
+  const tridiag::Segment seg = tridiag::segment_of(s);
   LineComm& comm = d.line_comm(2);
   tridiag::gpu::SplitScratch<double> scratch;
   const tridiag::gpu::ArrayLoad<double> load{u.p};

@@ -295,7 +295,7 @@ void GliomaModule<T>::step_adi(double dt) {
     if (domain_ && domain_->layout().split(axis)) {  // this rank's segments; rows of the whole line
       const AxisSplit& part = domain_->layout().axes[axis];
       const glioma::FaceLines<T> m{F_[axis].data(), wa, g_.strides()[axis], part.global_n};
-      tridiag::solve_split_lines<T>(tridiag::LineSet::dense(g_, axis), tridiag::Segment{part.halo_lo, part.owned, part.first},
+      tridiag::solve_split_lines<T>(tridiag::LineSet::dense(g_, axis), tridiag::segment_of(part),
                                     m, load, store, domain_->line_comm(axis));
       return;
     }

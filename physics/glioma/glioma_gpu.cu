@@ -110,7 +110,7 @@ struct GliomaGpu<T>::Impl {
     if (domain && domain->layout().split(axis)) {  // the whole line's rows, across the ranks of the axis
       const AxisSplit& part = domain->layout().axes[std::size_t(axis)];
       const DiffusionRows<T, FaceMean::harmonic> rows{view.D, grid.strides()[axis], part.global_n, w[axis], false, false};
-      tridiag::gpu::solve_split_lines<T>(lines, tridiag::Segment{part.halo_lo, part.owned, part.first}, rows, load, store,
+      tridiag::gpu::solve_split_lines<T>(lines, tridiag::segment_of(part), rows, load, store,
                                          domain->line_comm(axis), split_scratch);
       return;
     }

@@ -459,18 +459,18 @@ template <class Load, class Store>
 void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& store,
                           const tridiag::SplitRhsSums<T>* summed) {
   const auto lines = tridiag::LineSet::dense(g_, axis);
-  const T w = T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
+  const T w = stage_weight(axis, dt);
   if (split(axis)) {
     LineComm& comm = domain_->line_comm(axis);
+    const AxisSplit& part = domain_->layout().axes[axis];
     if (summed) {
       tridiag::solve_split_lines<T>(*summed, load, store, comm);
     } else if (variable_kappa_) {
-      const AxisSplit& part = domain_->layout().axes[axis];
       const tridiag::DiffusionCoeffs<T> rows{
           kappa_.data(), w, g_.strides()[axis], part.global_n, bc_.deck_kind(axis, 0), bc_.deck_kind(axis, 1)};
-      tridiag::solve_split_lines<T>(lines, split_segment(axis), rows, load, store, comm);
+      tridiag::solve_split_lines<T>(lines, tridiag::segment_of(part), rows, load, store, comm);
     } else {
-      tridiag::solve_split_lines<T>(lines, split_segment(axis), constant_split_rows(axis, dt), load, store, comm);
+      tridiag::solve_split_lines<T>(lines, tridiag::segment_of(part), constant_split_rows(axis, dt), load, store, comm);
     }
     return;
   }
@@ -484,15 +484,14 @@ void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& st
 }
 
 template <class T>
-tridiag::Segment HeatModule<T>::split_segment(int axis) const {
-  const AxisSplit& part = domain_->layout().axes[axis];
-  return {part.halo_lo, part.owned, part.first};
+T HeatModule<T>::stage_weight(int axis, double dt) const {
+  return T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
 }
 
 template <class T>
 tridiag::ConstantDiffusionRows<T> HeatModule<T>::constant_split_rows(int axis, double dt) const {
-  const T w = T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
-  return {w * kappa0_, domain_->layout().axes[axis].global_n, bc_.deck_kind(axis, 0), bc_.deck_kind(axis, 1)};
+  return {stage_weight(axis, dt) * kappa0_, domain_->layout().axes[axis].global_n, bc_.deck_kind(axis, 0),
+          bc_.deck_kind(axis, 1)};
 }
 
 // The sums of a split axis's reduced right-hand sides, started for the sweep before it to add to
@@ -502,7 +501,8 @@ tridiag::SplitRhsSums<T>* HeatModule<T>::start_rhs_sums(int axis, double dt) {
   if (axis >= g_.dim || !split(axis) || variable_kappa_) return nullptr;
   auto& sums = rhs_sums_[axis];
   if (!sums) sums = std::make_unique<tridiag::SplitRhsSums<T>>();
-  sums->start(tridiag::LineSet::dense(g_, axis), split_segment(axis), constant_split_rows(axis, dt));
+  sums->start(tridiag::LineSet::dense(g_, axis), tridiag::segment_of(domain_->layout().axes[axis]),
+              constant_split_rows(axis, dt));
   return sums.get();
 }
 

@@ -77,7 +77,7 @@ class HeatModule final : public Module {
   void sweep(int axis, double dt, const Load& load, const Store& store,
              const tridiag::SplitRhsSums<T>* summed = nullptr);
   tridiag::SplitRhsSums<T>* start_rhs_sums(int axis, double dt);
-  tridiag::Segment split_segment(int axis) const;
+  T stage_weight(int axis, double dt) const;  // dt/2 / h^2 of the implicit stage along axis
   tridiag::ConstantDiffusionRows<T> constant_split_rows(int axis, double dt) const;
   Run run_at(index_t offset, index_t w) const;
   bool on_dirichlet_line(const Run& r, int skip_axis) const;

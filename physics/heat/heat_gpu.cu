@@ -273,7 +273,7 @@ struct HeatGpu<T>::Impl {
     const auto lines = tridiag::LineSet::dense(grid, axis);
     if (split(axis)) {  // the whole line's rows, across the ranks of the axis
       const AxisSplit& part = domain->layout().axes[std::size_t(axis)];
-      const tridiag::Segment seg{part.halo_lo, part.owned, part.first};
+      const tridiag::Segment seg = tridiag::segment_of(part);
       const BoundaryKind lo = deck_kind[axis][0], hi = deck_kind[axis][1];
       LineComm& comm = domain->line_comm(axis);
       if (view.kappa)

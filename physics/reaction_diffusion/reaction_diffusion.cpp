@@ -446,7 +446,7 @@ void ReactionDiffusionModule<T>::step_cpu(double t, double dt) {
     const tridiag::LineSet L = tridiag::LineSet::dense(g_, axis);
     if (split(axis)) {
       const AxisSplit& part = domain_->layout().axes[std::size_t(axis)];
-      blocktri::solve_split_lines<T>(m, L, tridiag::Segment{part.halo_lo, part.owned, part.first}, rows(axis, dt), load,
+      blocktri::solve_split_lines<T>(m, L, tridiag::segment_of(part), rows(axis, dt), load,
                                      store, domain_->line_comm(axis), pivoting_);
     } else if (uniform) {
       blocktri::solve_lines<T>(m, L, uniform_[std::size_t(axis)], load, store, pivoting_);

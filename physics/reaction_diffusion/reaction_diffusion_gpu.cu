@@ -125,7 +125,7 @@ struct ReactionDiffusionGpu<T>::Impl {
       if (split(a)) {  // the whole line's rows, across the ranks of the axis
         const AxisSplit& part = s.domain->layout().axes[std::size_t(a)];
         blocktri::gpu::solve_split_lines<T>(
-            m, L, tridiag::Segment{part.halo_lo, part.owned, part.first},
+            m, L, tridiag::segment_of(part),
             rd::whole_line_rows(rows, part.global_n, s.deck_dirichlet[a][0], s.deck_dirichlet[a][1]), load, store,
             s.domain->line_comm(a), split_scratch, s.pivoting);
       } else if (uniform_rows(a))

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/decomposition.hpp"
 #include "core/host_device.hpp"
 #include "core/types.hpp"
 
@@ -37,6 +38,9 @@ struct Segment {
   index_t rows = 0;        // owned rows (at least 2)
   index_t global_row = 0;  // index of first_row in the whole line
 };
+
+// This rank's segment of the lines along an axis the decomposition splits.
+inline Segment segment_of(const AxisSplit& part) { return {part.halo_lo, part.owned, part.first}; }
 
 // Eliminates the interior of `lanes` segments of length m >= 1 side by side: element (i, l) of the
 // segments' rows at i * stride + l (stride >= lanes; lanes 1: one segment, rows i * stride). a, c
@@ -199,10 +203,6 @@ struct FactoredSegment {
     }
   }
 
-  // The right-hand side's part, a row of `lanes` lanes at a time (so it fuses with loading and
-  // storing rows). add_row: row i's part of the reduced rows' d (rows in any order). Recovery:
-  // with row 0 holding x_0, forward_row for i = 1 .. m-2 (prev: row i-1); then with row m-1
-  // holding x_{m-1}, backward_row for i = m-2 .. 1 (next: row i+1) leaves the solution.
   // Segment `seg`'s rows of a row source shared by every line (load_row(offset, count,
   // global_row, a, b, c), whole-line row indices), factored.
   template <class Rows>
@@ -222,6 +222,10 @@ struct FactoredSegment {
   }
   SegmentFactors<T> view(const T* at) const { return {at, at + m, at + 2 * m, at + 3 * m, at + 4 * m, first, last}; }
 
+  // The right-hand side's part, a row of `lanes` lanes at a time (so it fuses with loading and
+  // storing rows). add_row: row i's part of the reduced rows' d (rows in any order). Recovery:
+  // with row 0 holding x_0, forward_row for i = 1 .. m-2 (prev: row i-1); then with row m-1
+  // holding x_{m-1}, backward_row for i = m-2 .. 1 (next: row i+1) leaves the solution.
   void add_row(index_t i, index_t lanes, const T* d, T* first_d, T* last_d) const {
     const T f = first_weight[i], l = last_weight[i];
 #pragma omp simd

@@ -62,7 +62,7 @@ void check_against(const Domain& domain, int axis, const Rows& rows, const std::
   const std::size_t before = comm.bytes_sent();
   const LineSet lines = LineSet::dense(l, axis);
   gpu::SplitScratch<T> scratch;
-  gpu::solve_split_lines<T>(lines, Segment{s.halo_lo, s.owned, s.first}, rows, gpu::ArrayLoad<T>{in.p},
+  gpu::solve_split_lines<T>(lines, segment_of(s), rows, gpu::ArrayLoad<T>{in.p},
                             gpu::ArrayStore<T>{out.p}, comm, scratch, c.transport, c.batches);
   std::vector<T> got(l.size());
   TRIDSIM_CUDA(cudaMemcpy(got.data(), out.p, sizeof(T) * got.size(), cudaMemcpyDeviceToHost));

@@ -77,7 +77,7 @@ void check_split(const Grid& g, int axis, const Domain& domain, double tol, Spli
         row_at(g, axis, o % g.n[0], (o / g.n[0]) % g.n[1], o / (g.n[0] * g.n[1]), aa, bb, cc, rhs[l.index(i, j, k)]);
       }
   const AxisSplit& s = d.axes[axis];
-  const Segment seg{s.halo_lo, s.owned, s.first};
+  const Segment seg = segment_of(s);
   LineComm& comm = domain.line_comm(axis);
   const std::size_t before = comm.bytes_sent();
   const LineSet lines = LineSet::dense(l, axis);
@@ -139,7 +139,7 @@ void check_shared_rows(const Grid& g, int axis, const Domain& domain, SplitTrans
   const Decomposition& d = domain.layout();
   const Grid l = d.local();
   const AxisSplit& s = d.axes[axis];
-  const Segment seg{s.halo_lo, s.owned, s.first};
+  const Segment seg = segment_of(s);
   const ConstantDiffusionRows<double> rows{0.7, g.n[axis], BoundaryKind::dirichlet, BoundaryKind::neumann};
   std::vector<double> x(g.size());
   for (index_t o = 0; o < g.size(); ++o) x[o] = noise(o, 5);
@@ -235,7 +235,7 @@ TEST_CASE("split block lines match the whole-line block solve along every split 
       const LineSet lines = LineSet::dense(l, axis);
       const blocktri::InterleavedAccess<double> access{mine.data(), m};
       blocktri::solve_split_lines<double>(
-          m, lines, Segment{s.halo_lo, s.owned, s.first}, BlockRowsFromGlobal{g, &d, axis, m},
+          m, lines, segment_of(s), BlockRowsFromGlobal{g, &d, axis, m},
           [&](index_t o, index_t n, double* dst) { access.load(o, n, dst); },
           [&](index_t o, index_t n, const double* src) { access.store(o, n, src); }, comm);
       double worst = 0, scale = 0;
@@ -277,7 +277,7 @@ TEST_CASE("a singular pivot block in one rank's segment throws SingularMatrix on
     for (const index_t zero : {g.n[axis] / 2, s.first + 1}) {  // (the second: a row each rank owns)
       CAPTURE(zero);
       CHECK_THROWS_AS(blocktri::solve_split_lines<double>(
-                          m, LineSet::dense(l, axis), Segment{s.halo_lo, s.owned, s.first},
+                          m, LineSet::dense(l, axis), segment_of(s),
                           ZeroRow{{g, &d, axis, m}, zero}, [&](index_t o, index_t n, double* dst) { access.load(o, n, dst); },
                           [&](index_t o, index_t n, const double* src) { access.store(o, n, src); }, domain.line_comm(axis)),
                       SingularMatrix);
