@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <string_view>
 #include <unistd.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -24,6 +25,9 @@ namespace tridsim {
 
 namespace {
 
+// GOMP_SPINCOUNT of a run or bench that was given no OpenMP wait policy (main).
+constexpr const char* kSpinCount = "1000";
+
 void print_info() {
   register_builtin_modules();
   fmt::print("tridsim {} ({} build, {})\n", TRIDSIM_VERSION, TRIDSIM_BUILD_TYPE, TRIDSIM_CXX_COMPILER);
@@ -42,8 +46,7 @@ void print_info() {
   for (const auto& b : kBackendNames) {
     const char *policy = std::getenv("OMP_WAIT_POLICY"), *spin = std::getenv("GOMP_SPINCOUNT");
     const std::string wait = policy ? fmt::format("OMP_WAIT_POLICY={}", policy)
-                             : spin ? fmt::format("waiting threads spin {} times, then sleep", spin)
-                                    : std::string("the runtime's default waiting");
+                                    : fmt::format("waiting threads spin {} times, then sleep", spin ? spin : kSpinCount);
     const std::string here = b.value == Backend::cpu    ? fmt::format("{} OpenMP threads, {}", omp_get_max_threads(), wait)
                              : b.value == Backend::cuda ? cuda_device_summary()
                                                         : std::string("here: ") + to_string(resolve_backend(b.value));
@@ -81,15 +84,24 @@ int fail_run(const std::string& message, int code) {
 }
 
 int run_command(int argc, char** argv);
+
+// Whether the command (the first argument that is not a flag) steps a simulation: run or bench.
+bool steps_a_simulation(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') return std::string_view(argv[i]) == "run" || std::string_view(argv[i]) == "bench";
+  return false;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   // OpenMP threads that spin long while waiting make a run on a busy machine many times slower,
   // and threads that sleep at once slow small steps on an idle one; a short spin, then sleep,
-  // avoids both. The runtime (libgomp) reads its policy when it loads, so a process started
-  // without one restarts itself once with it (a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept).
+  // avoids both. The runtime (libgomp) reads its policy when it loads, so a run or bench started
+  // without one restarts itself once with it (a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is
+  // kept); the other commands do not step, and a restart would double their start-up time.
   // (Before MPI_Init: an MPI process must not replace itself after it.)
-  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT") && setenv("GOMP_SPINCOUNT", "1000", 1) == 0)
+  if (steps_a_simulation(argc, argv) && !std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT") &&
+      setenv("GOMP_SPINCOUNT", kSpinCount, 1) == 0)
     execv("/proc/self/exe", argv);  // returns only on failure: run on with the runtime's default
   init_processes(&argc, &argv);  // under mpirun; a plain start is one process
   const int rc = run_command(argc, argv);
