@@ -6,13 +6,16 @@
 //                            the reduced systems gathered by every rank (SplitTransport::gather)
 //   split_lines/z/alltoall/NXxNYxNZ   the same with SplitTransport::alltoall (each rank solves 1/P
 //                            of the reduced systems and sends the unknowns back)
+//   split_lines/z/variable/NXxNYxNZ   the gathered solve with rows that differ by line (DiffusionCoeffs
+//                            from a kappa field: the variable-diffusivity heat module's rows)
 //   lines/z/NXxNYxNZ         the single-process batched solve of the same lines (np = 1 only)
 //   douglas_step/NXxNYxNZ    one Douglas step of the ADI benchmark deck (bench_adi.cpp) with z split,
 //                            comm_s the step's time in halo exchange and line communication
 // Strong scaling: 256^3 for every np; weak scaling: 256 x 256 x (128 np).
 // Every rank runs the same fixed number of iterations; an iteration's time is the slowest
 // rank's (a barrier before it). Bytes counted: the split solve reads the right-hand side twice and
-// writes the solution once (3 passes; the single-process solve 2), the Douglas step 7 passes
+// writes the solution once (3 passes; with a kappa field, kappa read twice too: 5; the single-
+// process solve 2), the Douglas step 7 passes
 // (bench_adi.cpp). Only rank 0 reports (and writes --benchmark_out).
 #include <benchmark/benchmark.h>
 
@@ -41,13 +44,15 @@ Grid box(index_t nx, index_t ny, index_t nz) {
   return g;
 }
 
-void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tridiag::SplitTransport transport) {
+// kappa: none (constant-coefficient rows, shared by every line) or a field (rows that differ by line).
+void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tridiag::SplitTransport transport,
+                 bool variable) {
   const Grid g = box(nx, ny, nz);
   const Domain d(g, {1, 1, world_size()});
   const Grid l = d.local();
   const AxisSplit& s = d.layout().axes[2];
-  std::vector<double> u(l.size(), 1.0);
-  const tridiag::ConstantDiffusionRows<double> rows{0.5, nz, BoundaryKind::dirichlet, BoundaryKind::dirichlet};
+  std::vector<double> u(l.size(), 1.0), kappa(variable ? l.size() : 0);
+  for (std::size_t o = 0; o < kappa.size(); ++o) kappa[o] = 1.0 + 0.5 * double(o % 7);
   const tridiag::LineSet lines = tridiag::LineSet::dense(l, 2);
   const tridiag::Segment seg = tridiag::segment_of(s);
   tridiag::SplitTimes times;
@@ -55,11 +60,17 @@ void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tr
   const std::size_t sent0 = comm.bytes_sent();
   auto load = [&](index_t o, index_t k, double* out) { std::memcpy(out, u.data() + o, sizeof(double) * k); };
   auto store = [&](index_t o, index_t k, const double* in) { std::memcpy(u.data() + o, in, sizeof(double) * k); };
-  bench::timed_iterations(state, d,
-                   [&] { tridiag::solve_split_lines<double>(lines, seg, rows, load, store, comm, &times, transport); });
-  const double it = double(state.iterations()), points = double(g.size());
+  auto solve = [&](const auto& rows) {
+    tridiag::solve_split_lines<double>(lines, seg, rows, load, store, comm, &times, transport);
+  };
+  const tridiag::DiffusionCoeffs<double> varying{kappa.data(), 0.5, l.strides()[2], nz, BoundaryKind::dirichlet,
+                                                 BoundaryKind::dirichlet};
+  const tridiag::ConstantDiffusionRows<double> shared{0.5, nz, BoundaryKind::dirichlet, BoundaryKind::dirichlet};
+  bench::timed_iterations(state, d, [&] { variable ? solve(varying) : solve(shared); });
+  const double it = double(state.iterations()), points = double(g.size()), passes = variable ? 5.0 : 3.0;
   state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["bytes/s"] = benchmark::Counter(3.0 * sizeof(double) * points, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes/s"] =
+      benchmark::Counter(passes * sizeof(double) * points, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["ranks"] = d.size();
   state.counters["reduce_s"] = d.max(times.reduce) / it;
   state.counters["exchange_s"] = d.max(times.exchange) / it;
@@ -124,8 +135,15 @@ int main(int argc, char** argv) {
   for (const index_t nz : depths) {
     for (const auto transport : {tridiag::SplitTransport::gather, tridiag::SplitTransport::alltoall})
       add(transport == tridiag::SplitTransport::gather ? "split_lines/z" : "split_lines/z/alltoall",
-          [transport](benchmark::State& state, index_t nx, index_t ny, index_t nz) { split_lines(state, nx, ny, nz, transport); },
+          [transport](benchmark::State& state, index_t nx, index_t ny, index_t nz) {
+            split_lines(state, nx, ny, nz, transport, false);
+          },
           256, 256, nz);
+    add("split_lines/z/variable",
+        [](benchmark::State& state, index_t nx, index_t ny, index_t nz) {
+          split_lines(state, nx, ny, nz, tridiag::SplitTransport::gather, true);
+        },
+        256, 256, nz);
     if (P == 1) add("lines/z", plain_lines, 256, 256, nz);
     add("douglas_step", douglas_step, 256, 256, nz);
   }
