@@ -44,7 +44,7 @@ Grid box(index_t nx, index_t ny, index_t nz) {
   return g;
 }
 
-// kappa: none (constant-coefficient rows, shared by every line) or a field (rows that differ by line).
+// variable: rows from a kappa field (they differ by line); else constant-coefficient rows shared by every line.
 void split_lines(benchmark::State& state, index_t nx, index_t ny, index_t nz, tridiag::SplitTransport transport,
                  bool variable) {
   const Grid g = box(nx, ny, nz);
