@@ -20,6 +20,10 @@
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
 #include "tridsim_build_info.hpp"
+#include "tridsim_revision.hpp"
+#if TRIDSIM_HAVE_CUDA
+#include "core/cuda_libraries.hpp"
+#endif
 
 namespace tridsim {
 
@@ -52,6 +56,9 @@ void print_info() {
                                                         : std::string("here: ") + to_string(resolve_backend(b.value));
     fmt::print("  {}: {}; {}\n", b.name, b.description, here);
   }
+#if TRIDSIM_HAVE_CUDA
+  fmt::print("CUDA libraries (opened on first use): {}\n", cuda_libraries_summary());
+#endif
   fmt::print("output formats:\n");
   for (const auto* w : registered_writers()) {
     std::string also;

@@ -32,6 +32,7 @@
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
 #include "tridsim_build_info.hpp"
+#include "tridsim_revision.hpp"
 
 namespace tridsim {
 
@@ -304,8 +305,16 @@ int run_simulation(const RunOptions& opt) {
     if (opt.threads) throw Error("--threads: must be " + valid);
     root.fail("threads", "must be " + valid);
   }
+  // A check steps nothing and fills each field once: one thread, unless told otherwise, so that no
+  // OpenMP threads are started to wait and slow a process this short. The caller's count comes back
+  // at the end (a Python process goes on).
+  struct RestoreThreads {
+    int n = omp_get_max_threads();
+    ~RestoreThreads() { omp_set_num_threads(n); }
+  } const restore_threads;
   if (threads > 0) omp_set_num_threads(threads);
-  flush_subnormals_to_zero();
+  else if (opt.mode == RunOptions::Mode::check) omp_set_num_threads(1);
+  if (opt.mode != RunOptions::Mode::check) flush_subnormals_to_zero();
   if (auto c = root.maybe_child("constants"))
     for (const auto& key : c->keys()) {
       for (const char* reserved : {"x", "y", "z", "t", "pi", "e", "_pi", "_e"})

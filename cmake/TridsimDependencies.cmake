@@ -104,3 +104,16 @@ if(TRIDSIM_LAPACKE_INCLUDE_DIR AND TRIDSIM_LAPACKE_LIBRARY AND TRIDSIM_LAPACK_LI
 else()
   set(TRIDSIM_HAVE_LAPACKE 0)
 endif()
+
+# tridsim_soname(VAR DIR NAME): the soname (libNAME.so.N) of the library NAME in DIR, for the
+# libraries tridsim opens on first use instead of linking (core/lazy_library.hpp).
+function(tridsim_soname var dir name)
+  file(GLOB sonames "${dir}/lib${name}.so.[0-9]*")
+  list(SORT sonames COMPARE NATURAL)  # libX.so.13 before libX.so.13.0.1
+  if(NOT sonames)
+    message(FATAL_ERROR "tridsim: no lib${name}.so.N in ${dir}")
+  endif()
+  list(GET sonames 0 soname)
+  get_filename_component(soname ${soname} NAME)
+  set(${var} ${soname} PARENT_SCOPE)
+endfunction()

@@ -6,17 +6,6 @@
 #include "outputs/writer.hpp"
 
 #if TRIDSIM_HAVE_VTK
-#include <vtkDoubleArray.h>
-#include <vtkFieldData.h>
-#include <vtkFloatArray.h>
-#include <vtkImageData.h>
-#include <vtkNew.h>
-#include <vtkPointData.h>
-#include <vtkXMLImageDataWriter.h>
-
-#include <vtkErrorCode.h>
-#include <vtkObjectFactory.h>
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -29,7 +18,9 @@
 #include <streambuf>
 #include <vector>
 
+#include "core/lazy_library.hpp"
 #include "outputs/files.hpp"
+#include "outputs/vtk_image.hpp"
 #include "outputs/writer_support.hpp"
 #endif
 
@@ -84,14 +75,13 @@ class FileStreambuf final : public std::streambuf {
   std::vector<char> buffer_;
 };
 
-// vtkXMLImageDataWriter writing into a stream of ours (VTK uses a stream it is given).
-class StreamImageWriter : public vtkXMLImageDataWriter {
- public:
-  static StreamImageWriter* New();
-  vtkTypeMacro(StreamImageWriter, vtkXMLImageDataWriter);
-  void SetOutputStream(std::ostream* stream) { Stream = stream; }
-};
-vtkStandardNewMacro(StreamImageWriter);
+// The plugin that calls VTK (outputs/vtk_image.hpp), opened on the first write: by the dynamic
+// linker's search (an installed program's RUNPATH names its library folder), else from this
+// build's library folder, else from the install prefix.
+const lazy::Library vtk_library{"The VTK plugin libtridsim_vtk.so",
+                                {"libtridsim_vtk.so", TRIDSIM_VTK_PLUGIN_BUILD_DIR "/libtridsim_vtk.so",
+                                 TRIDSIM_VTK_PLUGIN_INSTALL_DIR "/libtridsim_vtk.so"},
+                                "VTK output (output.formats: vtk)"};
 
 class VtkWriter final : public Writer {
  public:
@@ -100,7 +90,6 @@ class VtkWriter final : public Writer {
     prepare_output(dir, name, grid, context());
     for (int a = 0; a < 3; ++a)
       if (grid.n[a] > INT_MAX) throw Error(context() + ": grid too large for VTK");
-    vtkObject::GlobalWarningDisplayOff();
   }
 
   ~VtkWriter() override {
@@ -111,35 +100,16 @@ class VtkWriter final : public Writer {
   void write(int step, double time, std::span<const FieldRef> fields) override {
     if (closed_) throw Error(context() + ": write() after close()");
     check_write(step, pieces_.empty() ? -1 : pieces_.back().step, fields, context());
+    static const auto write_image =
+        reinterpret_cast<vtk_plugin::WriteImage>(lazy::symbol(vtk_library, vtk_plugin::kWriteImageSymbol));
 
-    vtkNew<vtkImageData> image;
-    image->SetDimensions(int(grid_.n[0]), int(grid_.n[1]), int(grid_.n[2]));
-    image->SetOrigin(grid_.lo[0], grid_.lo[1], grid_.lo[2]);
-    image->SetSpacing(display_spacing(grid_, 0), display_spacing(grid_, 1), display_spacing(grid_, 2));
-    const vtkIdType size = grid_.size();
-    for (const auto& f : fields) {
-      // VTK point order is x fastest, as ours, and a vector's tuples are interleaved, as ours: the
-      // arrays are lent to VTK without a copy (save = 1: VTK neither frees nor, while writing,
-      // modifies them).
-      const vtkIdType values = size * f.components;
-      if (f.precision == Precision::float32) {
-        vtkNew<vtkFloatArray> a;
-        a->SetName(f.name.c_str());
-        a->SetNumberOfComponents(f.components);
-        a->SetArray(const_cast<float*>(static_cast<const float*>(f.data)), values, 1);
-        image->GetPointData()->AddArray(a);
-      } else {
-        vtkNew<vtkDoubleArray> a;
-        a->SetName(f.name.c_str());
-        a->SetNumberOfComponents(f.components);
-        a->SetArray(const_cast<double*>(static_cast<const double*>(f.data)), values, 1);
-        image->GetPointData()->AddArray(a);
-      }
-    }
-    vtkNew<vtkDoubleArray> time_value;  // ParaView reads a lone .vti's time from "TimeValue"
-    time_value->SetName("TimeValue");
-    time_value->InsertNextValue(time);
-    image->GetFieldData()->AddArray(time_value);
+    vtk_plugin::Image image{{grid_.n[0], grid_.n[1], grid_.n[2]},
+                            {grid_.lo[0], grid_.lo[1], grid_.lo[2]},
+                            {display_spacing(grid_, 0), display_spacing(grid_, 1), display_spacing(grid_, 2)},
+                            time,
+                            {}};
+    for (const auto& f : fields)
+      image.arrays.push_back({f.name, f.components, f.precision == Precision::float32, f.data});
 
     // Written under a temporary name, renamed when whole; then the .pvd that lists it.
     const std::string file = name_ + "_" + step_tag(step) + ".vti";
@@ -147,17 +117,10 @@ class VtkWriter final : public Writer {
     pending_ = temporary_path(target).filename();
     FileStreambuf out(dir() / pending_);
     std::ostream stream(&out);
-    vtkNew<StreamImageWriter> writer;
-    writer->SetOutputStream(&stream);
-    writer->SetInputData(image);
-    writer->SetDataModeToAppended();
-    writer->EncodeAppendedDataOff();       // raw binary: no base64 inflation
-    writer->SetCompressorTypeToNone();     // large grids are written often; compression would dominate
-    writer->SetHeaderTypeToUInt64();       // arrays over 4 GiB
-    const bool written = writer->Write() == 1 && writer->GetErrorCode() == 0;
+    std::string why;
+    const bool written = write_image(image, stream, why);
     if (const int err = out.finish(); err != 0 || !written)
-      throw Error("VTK output: cannot write '" + target.string() + "': " +
-                  (err != 0 ? std::strerror(err) : vtkErrorCode::GetStringFromErrorCode(writer->GetErrorCode())));
+      throw Error("VTK output: cannot write '" + target.string() + "': " + (err != 0 ? std::strerror(err) : why));
     rename_file(dir() / pending_, target);
     pending_.clear();
     pieces_.push_back({step, time, file});

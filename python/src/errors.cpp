@@ -24,10 +24,23 @@ py::tuple split_where(const std::string& where) {
   return py::make_tuple(where, py::none());
 }
 
+py::exception<Error>* tridsim_error = nullptr;
+
+py::handle singular_matrix_error() {
+  static py::handle type = [] {
+    py::object linalg = py::module_::import("numpy.linalg").attr("LinAlgError");
+    py::object bases = py::make_tuple(*tridsim_error, linalg);
+    return py::handle(PyErr_NewExceptionWithDoc("tridsim._core.SingularMatrixError",
+                                                "A zero pivot: the lines are singular or need pivoting.", bases.ptr(), nullptr));
+  }();
+  return type;
+}
+
 }  // namespace
 
 void register_errors(py::module_& m) {
   static py::exception<Error> base(m, "TridsimError", PyExc_RuntimeError);
+  tridsim_error = &base;
   static py::handle deck_error = [&] {
     py::object bases = py::make_tuple(base, py::handle(PyExc_ValueError));
     py::object type = py::reinterpret_steal<py::object>(
@@ -36,14 +49,9 @@ void register_errors(py::module_& m) {
     m.attr("DeckError") = type;
     return type.release();
   }();
-  static py::handle singular = [&] {
-    py::object linalg = py::module_::import("numpy.linalg").attr("LinAlgError");
-    py::object bases = py::make_tuple(base, linalg);
-    py::object type = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
-        "tridsim._core.SingularMatrixError", "A zero pivot: the lines are singular or need pivoting.", bases.ptr(), nullptr));
-    m.attr("SingularMatrixError") = type;
-    return type.release();
-  }();
+  // Made on first use: its base numpy.linalg.LinAlgError would make `import tridsim` import NumPy.
+  m.def("singular_matrix_error", &singular_matrix_error,
+        "tridsim.SingularMatrixError (a TridsimError and a numpy.linalg.LinAlgError), made on first use");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -56,7 +64,7 @@ void register_errors(py::module_& m) {
       exc.attr("message") = std::string(e.what());
       PyErr_SetObject(deck_error.ptr(), exc.ptr());
     } catch (const SingularMatrix& e) {
-      PyErr_SetString(singular.ptr(), e.what());
+      PyErr_SetString(singular_matrix_error().ptr(), e.what());
     } catch (const Error& e) {
       base(e.what());
     }

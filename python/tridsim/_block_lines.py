@@ -53,7 +53,7 @@ def solve_block_lines(a, b, c, d, axis=0, pivoting="partial", algorithm="auto", 
         if work is not d:
             d[...] = work
         if check and not bool(xp.isfinite(work).all()):
-            raise _core.SingularMatrixError(
+            raise _core.singular_matrix_error()(
                 "the block solution is not finite: a singular pivot block%s, or non-finite values in a, b, c or d"
                 % (" (pivoting='partial' may solve it)" if pivoting == "none" else ""))
     return d

@@ -112,7 +112,7 @@ def _solve_here(xp, d, axis, coefficients, algorithm, check, run):
     if work is not d:
         d[...] = work
     if check and bad != _core.all_finite:
-        raise _core.SingularMatrixError(
+        raise _core.singular_matrix_error()(
             "the solution has a non-finite value at index %s of the lines along axis %d: a zero pivot (the lines "
             "are singular, or need pivoting, which this solver does not do) or non-finite values in a, b, c or d"
             % (index_of(bad, lines, order), axis))

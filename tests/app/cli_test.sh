@@ -119,5 +119,18 @@ printf '%s\n' "$base" > ok.yaml
 "$tridsim" check ok.yaml > check.log 2>&1 || fail "check rejected a good deck"
 [ ! -e output ] || fail "check wrote output"
 
+# 4. A process that does not use the GPU loads none of the CUDA math libraries (the dynamic
+# linker's own list of what it loads); a CUDA build names them in info, opened on first use.
+for cmd in "--help" "check ok.yaml" "run ok.yaml -o cpu-libs --backend cpu"; do
+  # shellcheck disable=SC2086
+  LD_DEBUG=files "$tridsim" $cmd > libs.log 2>&1 || fail "tridsim $cmd failed"
+  grep -Eo 'file=[^ ]*lib(cublas|cublasLt|cusolver|cusparse|cufft|nvrtc)\.so[^ ]*' libs.log | sort -u | grep . &&
+    fail "tridsim $cmd loaded a CUDA math library"
+done
+if "$tridsim" info | grep -q "CUDA on"; then
+  "$tridsim" info | grep -Eq "^CUDA libraries \(opened on first use\): cuBLAS libcublas\.so\.[0-9]+.*NVRTC libnvrtc\.so" ||
+    fail "info does not name the CUDA libraries"
+fi
+
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"
 [ $failures -eq 0 ]

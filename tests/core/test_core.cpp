@@ -1,5 +1,5 @@
-// Shared services: name tables and DeckNode::get_enum, DeckNode::get_file, the backend table and
-// the writer registry.
+// Shared services: name tables and DeckNode::get_enum, DeckNode::get_file, the backend table, the
+// writer registry and libraries opened on first use.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -14,6 +14,7 @@
 #include "core/backend.hpp"
 #include "core/deck.hpp"
 #include "core/field_stats.hpp"
+#include "core/lazy_library.hpp"
 #include "outputs/writer.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
 
@@ -151,4 +152,22 @@ TEST_CASE("field statistics: trapezoidal integrals, level-set measures, NaN visi
   CHECK(e.max == 4);
   const double with_inf[4] = {1, 2, HUGE_VAL, 4};
   CHECK(std::isnan(error_norms_of("u", computed, with_inf, 4).max));
+}
+
+TEST_CASE("a library opened on first use: its functions, or one error naming it and what needs it") {
+  const lazy::Library libm{"libm", {"libtridsim_no_such_library.so.0", "libm.so.6", nullptr}, "this test"};
+  CHECK(lazy::available(libm));
+  const auto cosine = reinterpret_cast<double (*)(double)>(lazy::symbol(libm, "cos"));
+  CHECK(cosine(0.0) == 1.0);
+  CHECK(cosine(std::acos(-1.0)) == -1.0);
+  CHECK_THROWS_WITH_AS(lazy::symbol(libm, "no_such_function"), doctest::Contains("libm has no function no_such_function"),
+                       Error);
+  const lazy::Library missing{"libnosuch", {"libtridsim_no_such_library.so.0", "/nonexistent/libnosuch.so", nullptr},
+                              "this test"};
+  CHECK_FALSE(lazy::available(missing));
+  for (int attempt = 0; attempt < 2; ++attempt)  // the same error every time, each path's reason in it
+    CHECK_THROWS_WITH_AS(lazy::handle(missing),
+                         doctest::Contains("libnosuch, which this test needs, could not be loaded:\n  "
+                                           "libtridsim_no_such_library.so.0: cannot open shared object file"),
+                         Error);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The shared-memory Thomas kernels' common parts and the uniform-matrix kernel (namespace
 // tridsim::tridiag::detail), as templates a fused kernel can instantiate with its own store
-// (physics/heat/heat_gpu.cu's y-sweep does). Layout and pipeline: see batched_cuda.cu.
+// (physics/heat/heat_gpu_impl.cuh's y-sweep does). Layout and pipeline: see batched_cuda.cu.
 #include <algorithm>
 
 #include "solvers/tridiagonal/cuda/kernel_support.cuh"

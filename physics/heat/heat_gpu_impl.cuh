@@ -1,9 +1,12 @@
-// CUDA side of the heat module's ADI steps (see heat.cpp for the schemes): the right-hand sides
-// and updates as load/store functors, handed to the shared GPU line solvers
+#pragma once
+// CUDA side of the heat module's ADI steps (namespace tridsim; heat.cpp has the schemes): the
+// right-hand sides and updates as load/store functors, handed to the shared GPU line solvers
 // (solvers/tridiagonal/cuda/line_solve.cuh) with the rows of I - dt/2 A_axis: a factored
 // uniform matrix for constant kappa, DiffusionRows (core/diffusion.hpp) for variable kappa. The
 // explicit right-hand side is formed while loading the x-sweep and the update applied while
 // storing the last sweep, as on the CPU.
+// Included by heat_gpu_float.cu and heat_gpu_double.cu, one precision each: the sweeps' kernels are
+// most of the module's compile time, and two files compile side by side.
 #include "physics/heat/heat_gpu.hpp"
 
 #include <cuda_runtime.h>
@@ -501,8 +504,5 @@ template <class T>
 FieldStats HeatGpu<T>::stats(const StatsSpec& s) const {
   return field_stats_cuda(s, impl_->u.p);
 }
-
-template class HeatGpu<float>;
-template class HeatGpu<double>;
 
 }  // namespace tridsim

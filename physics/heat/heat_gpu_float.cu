@@ -1,0 +1,3 @@
+#include "physics/heat/heat_gpu_impl.cuh"
+
+template class tridsim::HeatGpu<float>;
