@@ -11,6 +11,8 @@
 //  - solve/<T>/<source>/<algorithm>/256^3/<axis>: every axis of a 256^3 array;
 //  - batch/<T>/<source>/<algorithm>/<axis>/<batch>x<N>: batch = 65536 or 4096 systems of length
 //    N = 64 ... 1024, along x (an N x batch array) and along y (256 x N x 256 or 64 x N x 64);
+//  - long/<T>/<source>/<algorithm>/<shape>/<axis>: lines of 1024 to 65536 points (x, y, z; 2D and
+//    3D) with auto (thomas's segmented path) and thomas-naive, and the 256^3 cube with auto;
 // with every algorithm that supports the lines: thomas (shared-memory staging; local
 // transposition on x), thomas-naive (the paper's naive solver), thomas-pcr (N <= 512), pcr
 // (N <= 1024) and cusparse (gtsv2StridedBatch on x, gtsvInterleavedBatch on y/z; arrays whose
@@ -171,11 +173,37 @@ void register_all(const char* tname) {
     }
 }
 
+// long/<T>/<source>/<algorithm>/<shape>/<axis>: long lines (thomas's segmented path, taken by auto)
+// beside thomas-naive (the old fallback), and the 256^3 cube with auto as the per-point reference.
+template <class T>
+void register_long(const char* tname) {
+  struct Case {
+    std::array<index_t, 3> n;
+    int axis;
+  };
+  const Case cases[] = {{{256, 256, 256}, 0},   {{256, 256, 256}, 1},   {{256, 256, 256}, 2},
+                        {{1024, 1024, 128}, 0}, {{1024, 1024, 128}, 1}, {{256, 256, 1024}, 2},
+                        {{256, 256, 4096}, 2},  {{65536, 256, 1}, 0},   {{256, 65536, 1}, 1}};
+  const char* axes[] = {"x", "y", "z"};
+  for (const Case& c : cases)
+    for (Source src : {Source::uniform, Source::arrays})
+      for (GpuAlgorithm alg : {GpuAlgorithm::automatic, GpuAlgorithm::thomas_naive}) {
+        if (c.n[c.axis] == 256 && alg != GpuAlgorithm::automatic) continue;
+        const std::string shape =
+            std::to_string(c.n[0]) + "x" + std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]);
+        add(std::string("long/") + tname + "/" + source_name(src) + "/" + gpu_algorithm_name(alg) + "/" + shape + "/" +
+                axes[c.axis],
+            [=](benchmark::State& st) { bm_solve<T>(st, c.n, c.axis, src, alg); });
+      }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return gpu_bench::run(argc, argv, "bench_gpu_line_solvers", [] {
     register_all<double>("double");
     register_all<float>("float");
+    register_long<double>("double");
+    register_long<float>("float");
   });
 }

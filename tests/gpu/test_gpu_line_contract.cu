@@ -8,10 +8,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cuda_support.cuh"
@@ -133,7 +135,7 @@ cuda::DeviceArray<T> upload(const std::vector<T>& v) {
 }
 
 template <class T>
-double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg) {
+double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg, bool segmented = false) {
   const T sentinel = T(-12345);
   auto src = upload(P.src), kappa = upload(P.kappa), a = upload(P.a), b = upload(P.b), c = upload(P.c);
   auto out = upload(std::vector<T>(P.lay.size(), sentinel));
@@ -141,11 +143,15 @@ double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg) {
   const RhsLoad<T> load{src.p};
   const FusedStore<T> store{src.p, out.p};
   tridiag::UniformMatrixDevice<T> M(P.uniform);
+  auto solve = [&](const auto& rows) {  // segmented: that path itself, whatever `alg` would pick
+    if (segmented) tridiag::gpu::launch_segmented<T>(L, tridiag::detail::geometry(L), rows, load, store, 0);
+    else tridiag::gpu::solve_lines<T>(L, rows, load, store, alg);
+  };
   switch (P.source) {
-    case Source::factored: tridiag::gpu::solve_lines<T>(L, tridiag::gpu::factored_rows(M), load, store, alg); break;
-    case Source::arrays: tridiag::gpu::solve_lines<T>(L, tridiag::gpu::ArrayRows<T>{a.p, b.p, c.p}, load, store, alg); break;
-    case Source::arithmetic: tridiag::gpu::solve_lines<T>(L, P.template rows<FaceMean::arithmetic>(kappa.p), load, store, alg); break;
-    case Source::harmonic: tridiag::gpu::solve_lines<T>(L, P.template rows<FaceMean::harmonic>(kappa.p), load, store, alg); break;
+    case Source::factored: solve(tridiag::gpu::factored_rows(M)); break;
+    case Source::arrays: solve(tridiag::gpu::ArrayRows<T>{a.p, b.p, c.p}); break;
+    case Source::arithmetic: solve(P.template rows<FaceMean::arithmetic>(kappa.p)); break;
+    case Source::harmonic: solve(P.template rows<FaceMean::harmonic>(kappa.p)); break;
   }
   TRIDSIM_CUDA(cudaDeviceSynchronize());
   std::vector<T> got(P.lay.size());
@@ -240,6 +246,31 @@ TEST_CASE_TEMPLATE("the GPU example of docs/extending.md equals its CPU twin", T
 }
 
 TEST_CASE_TEMPLATE("thomas matches reference", T, float, double) { check_family<T>(GpuAlgorithm::thomas, 1 << 20); }
+// Long lines: the segmented path itself (segmented_lines.cuh), and thomas and auto as they route
+// them. One chunk and several, a one-row last chunk (1025 = 4 * 256 + 1 in float), a prime, 2^16;
+// x, y and z; every row source. Tolerances as above: the rows are diagonally dominant
+// (|a| + |c| < b - 1), so the reduced systems are too and the error stays a few ulps of the largest
+// value, whatever the length.
+TEST_CASE_TEMPLATE("segmented thomas matches reference", T, float, double) {
+  std::mt19937 rng(9);
+  const double tol = sizeof(T) == 8 ? 1e-11 : 2e-4;
+  const std::vector<std::pair<std::array<index_t, 3>, int>> cases = {
+      {{1023, 3, 2}, 0}, {{1025, 2, 3}, 0},  {{4097, 3, 1}, 0},  {{10007, 2, 1}, 0}, {{65536, 1, 2}, 0},
+      {{17, 1023, 2}, 1}, {{33, 1025, 1}, 1}, {{5, 4097, 2}, 1}, {{16, 10007, 1}, 1}, {{3, 65536, 1}, 1},
+      {{19, 2, 1025}, 2}, {{16, 3, 4097}, 2}, {{7, 1, 10007}, 2}, {{2, 2, 65536}, 2}, {{40, 3, 2049}, 2},
+      {{589, 3, 2}, 0},   {{5, 577, 2}, 1},   {{3, 2, 1041}, 2}};  // one-row last segment or chunk (H100)
+  for (const auto& [n, axis] : cases)
+    for (bool padded : {false, true})
+      for (Source s : {Source::factored, Source::arrays, Source::arithmetic, Source::harmonic}) {
+        const auto lay = padded ? testing::Layout::padded(n) : testing::Layout::dense(n);
+        const Problem<T> P(lay, axis, s, rng);
+        INFO(source_name(s), " ", lay.describe(axis));
+        CHECK(solve_and_compare(P, GpuAlgorithm::thomas, true) <= tol);
+        CHECK(solve_and_compare(P, GpuAlgorithm::thomas) <= tol);
+        CHECK(solve_and_compare(P, GpuAlgorithm::automatic) <= tol);
+      }
+}
+
 TEST_CASE_TEMPLATE("thomas-naive matches reference", T, float, double) {
   check_family<T>(GpuAlgorithm::thomas_naive, 1 << 20);
 }

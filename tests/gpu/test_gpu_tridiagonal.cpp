@@ -243,8 +243,20 @@ TEST_CASE_TEMPLATE("gpu solvers on dense arrays (cuSPARSE on every axis)", T, fl
     }
 }
 
-// Lines too long for shared memory go to the global-memory kernels on their own.
-TEST_CASE_TEMPLATE("gpu very long lines fall back to the global-memory solver", T, float, double) {
+// Lines longer than a shared-memory tile holds well take thomas's segmented path (segmented_lines.cuh):
+// lengths on both sides of a chunk and of a power of two, a prime, and 2^16; thomas and automatic.
+TEST_CASE_TEMPLATE("gpu segmented thomas matches the CPU solve_lines on long lines", T, float, double) {
+  Rng rng(15);
+  for (index_t len : {index_t(513), index_t(1023), index_t(1025), index_t(4097), index_t(10007), index_t(65536)})
+    for (const Shape& sh : {Shape{{len, 3, 1}, 0}, Shape{{17, len, 1}, 1}, Shape{{19, 2, len}, 2}}) {
+      const Layout lay = len > 5000 ? Layout::dense(sh.n) : Layout::padded(sh.n);
+      check_uniform<T>(lay, sh.axis, rng, {GpuAlgorithm::thomas, GpuAlgorithm::automatic});
+      check_arrays<T>(lay, sh.axis, rng, {GpuAlgorithm::thomas, GpuAlgorithm::automatic});
+    }
+}
+
+// Lines too long for shared memory: thomas takes the segmented path on its own.
+TEST_CASE_TEMPLATE("gpu very long lines leave the shared-memory tiles", T, float, double) {
   Rng rng(14);
   const index_t len = 60000;
   for (const Shape& sh : {Shape{{len, 3, 1}, 0}, Shape{{5, len, 1}, 1}, Shape{{3, 2, len}, 2}}) {

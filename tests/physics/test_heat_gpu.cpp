@@ -1,6 +1,8 @@
 // The heat module on the cuda backend agrees with the CPU backend to rounding: relative
-// difference below 1e-12 in double and 1e-5 in float, for every scheme, boundary type and
-// coefficient kind, on awkward grid sizes. Skips (and says so) when no CUDA device is present.
+// difference below 1e-12 in double; in float, no further from the double solution than twice the
+// CPU's float solution is, plus 1e-6 (the GPU's long lines are solved by substructuring, whose
+// rounding differs from Thomas's), for every scheme, boundary type and coefficient kind, on
+// awkward grid sizes. Skips (and says so) when no CUDA device is present.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -38,14 +40,13 @@ AlignedVector<T> run(const Case& c, const std::string& backend, int steps, doubl
   return m.solution();
 }
 
-template <class T>
-double relative_difference(const Case& c, int steps, double dt) {
-  const auto cpu = run<T>(c, "cpu", steps, dt);
-  const auto gpu = run<T>(c, "cuda", steps, dt);
+// max |a - b| / max |b|
+template <class A, class B>
+double relative_difference(const AlignedVector<A>& a, const AlignedVector<B>& b) {
   double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < cpu.size(); ++i) {
-    diff = std::max(diff, std::abs(double(cpu[i]) - double(gpu[i])));
-    scale = std::max(scale, std::abs(double(cpu[i])));
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
+    scale = std::max(scale, std::abs(double(b[i])));
   }
   return diff / scale;
 }
@@ -103,10 +104,13 @@ TEST_CASE("cuda backend agrees with the CPU backend") {
     return;
   }
   for (const auto& c : cases()) {
-    const double d64 = relative_difference<double>(c, 8, 0.01);
-    const double d32 = relative_difference<float>(c, 8, 0.01);
-    std::printf("%-40s relative difference: double %.2e, float %.2e\n", c.name.c_str(), d64, d32);
+    const auto cpu64 = run<double>(c, "cpu", 8, 0.01);
+    const double d64 = relative_difference(run<double>(c, "cuda", 8, 0.01), cpu64);
+    const double cpu32 = relative_difference(run<float>(c, "cpu", 8, 0.01), cpu64);
+    const double gpu32 = relative_difference(run<float>(c, "cuda", 8, 0.01), cpu64);
+    std::printf("%-40s relative difference: double %.2e; float from double: cpu %.2e, cuda %.2e\n", c.name.c_str(),
+                d64, cpu32, gpu32);
     CHECK(d64 < 1e-12);
-    CHECK(d32 < 1e-5);
+    CHECK(gpu32 <= 2 * cpu32 + 1e-6);
   }
 }

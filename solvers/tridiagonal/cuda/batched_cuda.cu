@@ -217,16 +217,17 @@ __global__ void fill_coefficients(Geometry g, const T* __restrict__ A, const T* 
 // ---- launches ---------------------------------------------------------------------------------------
 
 // Thomas on coefficient arrays in place: the pipelined kernel (asynchronous copies a few chunks
-// ahead of the sweep) when a line fits in shared memory, else the generic global-memory one.
+// ahead of the sweep) for lines up to kSegmentedAbove that fit in shared memory; longer lines go to
+// gpu::solve_lines's thomas (tiled, or segmented_lines.cuh).
 template <class T>
 void launch_arrays(const LineSet& L, const T* a, const T* b, const T* c, T* d, cudaStream_t stream) {
   const Geometry g = geometry(L);
   const int dev = current_device();
   const Limits lim = device_limits(dev);
   const GpuLaunchPlan plan = make_plan(g.ld, false, sizeof(T), lim);
-  if (!plan.shared_memory)
+  if (!plan.shared_memory || g.n > gpu::kSegmentedAbove)  // long lines: thomas picks tiled or segmented
     return gpu::solve_lines<T>(L, gpu::ArrayRows<T>{a, b, c}, gpu::ArrayLoad<T>{d}, gpu::ArrayStore<T>{d},
-                               GpuAlgorithm::thomas_naive, stream);
+                               GpuAlgorithm::thomas, stream);
   launch_smem(L, g, plan, dev, lim, thomas_arrays_smem<T, true>, thomas_arrays_smem<T, false>, stream, a, b, c, d);
   TRIDIAG_LAUNCH("thomas_arrays_smem");
 }

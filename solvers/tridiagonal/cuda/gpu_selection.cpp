@@ -63,6 +63,9 @@ bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L) { return gpu_uns
 GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool uniform, std::size_t elem_bytes,
                                    bool in_place) {
   if (alg != GpuAlgorithm::automatic) return alg;
+  // Past the measured lengths, and in place of thomas-naive past kThomasPcrMax, thomas: its
+  // segmented path (segmented_lines.cuh) runs lines of any length.
+  if (L.length() > detail::kPcrMax) return GpuAlgorithm::thomas;
   const bool along_x = L.axis == 0;
   const double ln = std::log2(double(std::max<index_t>(1, L.length())));
   const double lb = std::log2(double(std::max<index_t>(1, L.count())));
@@ -76,7 +79,7 @@ GpuAlgorithm resolve_gpu_algorithm(GpuAlgorithm alg, const LineSet& L, bool unif
     for (GpuAlgorithm a : m.ranked)  // the fastest of this case that can run these lines
       if (a != GpuAlgorithm::automatic && gpu_unsupported_reason(a, L, in_place).empty()) {
         best_score = score;
-        pick = a;
+        pick = a == GpuAlgorithm::thomas_naive && L.length() > detail::kThomasPcrMax ? GpuAlgorithm::thomas : a;
         break;
       }
   }

@@ -525,6 +525,16 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
               rows, load, store);
 }
 
+// Lines longer than kSegmentedAbove take the segmented path of the thomas family
+// (segmented_lines.cuh) once a shared-memory tile holds fewer than kSegmentedTileLines of them
+// (too few threads busy, and on y/z lines too short a run of each row to coalesce); while more
+// fit, the tiled kernel is faster (docs/PERFORMANCE.md, long lines).
+constexpr index_t kSegmentedAbove = detail::kThomasPcrMax;
+constexpr int kSegmentedTileLines = 4;
+template <class T, class Rows, class Load, class Store>
+void launch_segmented(const LineSet& L, const Geometry& g, const Rows& rows, const Load& load, const Store& store,
+                      cudaStream_t stream);
+
 // Solve every line of L (device memory, queued on `stream`). `alg` must be supported
 // (gpu_unsupported_reason: checked when the deck is read, and again here as a backstop);
 // automatic picks from the measured table.
@@ -546,14 +556,17 @@ void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Sto
     }
     default: break;
   }
+  const int tiled_lines = tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device()));
+  if (g.n > kSegmentedAbove && tiled_lines < kSegmentedTileLines)
+    return launch_segmented<T>(L, g, rows, load, store, stream);
   // thomas: a factored matrix from array to array runs the pipelined kernel of the in-place
   // solver (asynchronous copies a few chunks ahead of the sweep). A fused store (an update
   // that reads as well) runs faster in the tiled kernel, off the back substitution's path.
   if constexpr (is_factored_v<Rows> && is_array_load_v<Load> && is_array_store_v<Store>)
     if (detail::launch_uniform_smem<T>(L, rows.a, rows.m, rows.cp, load.p, store, stream)) return;
-  if (tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device())) == 0)
-    return launch_naive<T>(g, rows, load, store, stream);  // lines too long for shared memory
   launch_tiled<T>(L, g, rows, load, store, stream);
 }
 
 }  // namespace tridsim::tridiag::gpu
+
+#include "solvers/tridiagonal/cuda/segmented_lines.cuh"  // (launch_segmented)
