@@ -85,9 +85,12 @@ __device__ __forceinline__ void stage_row(const Rows& rows, const Load& load, in
   if (r == n - 1) c[p] = T(0);
 }
 
-template <class T, bool AlongX, Phase phase, class Rows, class Load, class Store>
+// (The phase is an argument, not a template parameter: one kernel per row source and functors
+// instead of three, each branch uniform across the grid.)
+template <class T, bool AlongX, class Rows, class Load, class Store>
 __global__ void __launch_bounds__(kThreads)
-    chunk_kernel(Geometry g, Plan plan, Rows rows, Load load, Store store, ReducedRow<T>* reduced, const T* solved) {
+    chunk_kernel(Geometry g, Plan plan, Phase phase, Rows rows, Load load, Store store, ReducedRow<T>* reduced,
+                 const T* solved) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr int X = kSegLines, P = kSegParts;
   const int S = plan.S, n = int(g.n), tid = int(threadIdx.x);
@@ -179,12 +182,12 @@ __global__ void __launch_bounds__(kThreads)
     ReducedRow<T> two[2];
     const int got = reduce_segments<T>(ends, X, 1, ra + tid, rb + tid, rc + tid, rd + tid, two);
     if (got == 1) two[1] = {T(0), T(0), T(0)};  // a one-row chunk ends the line: x = 0 decoupled
-    if constexpr (phase == Phase::reduce) {
+    if (phase == Phase::reduce) {
       reduced[2 * k * g.count + q] = two[0];
       reduced[(2 * k + 1) * g.count + q] = two[1];
     } else {
       T first, last;
-      if constexpr (phase == Phase::whole) {  // a_0 = c_{n-1} = 0: the line's two rows alone
+      if (phase == Phase::whole) {  // a_0 = c_{n-1} = 0: the line's two rows alone
         T cp[2], x[2];
         solve_reduced<T>(2, two, cp, x);
         first = x[0];
@@ -196,7 +199,7 @@ __global__ void __launch_bounds__(kThreads)
       recover_segments<T>(ends, X, 1, ra + tid, rc + tid, rd + tid, &first, &last);
     }
   }
-  if constexpr (phase == Phase::reduce) return;
+  if (phase == Phase::reduce) return;
   __syncthreads();
 
   // 4. Each segment's interior from its end unknowns; the tile stored.
@@ -232,8 +235,8 @@ void launch_segmented(const LineSet& L, const Geometry& g, const Rows& rows, con
   auto run = [&](auto along_x) {
     constexpr bool X = decltype(along_x)::value;
     if (plan.chunks == 1) {
-      launch<T>(chunk_kernel<T, X, Phase::whole, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
-                "segmented whole lines", g, plan, rows, load, store, static_cast<ReducedRow<T>*>(nullptr),
+      launch<T>(chunk_kernel<T, X, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
+                "segmented whole lines", g, plan, Phase::whole, rows, load, store, static_cast<ReducedRow<T>*>(nullptr),
                 static_cast<const T*>(nullptr));
       return;
     }
@@ -244,14 +247,14 @@ void launch_segmented(const LineSet& L, const Geometry& g, const Rows& rows, con
     T* const cp = reinterpret_cast<T*>(reduced + values);
     T* const solved = cp + values;
     try {
-      launch<T>(chunk_kernel<T, X, Phase::reduce, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
-                "segmented reduce", g, plan, rows, load, store, reduced, static_cast<const T*>(nullptr));
+      launch<T>(chunk_kernel<T, X, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
+                "segmented reduce", g, plan, Phase::reduce, rows, load, store, reduced, static_cast<const T*>(nullptr));
       constexpr int threads = 128;
       solve_kernel<T><<<detail::grid_size((g.count + threads - 1) / threads), threads, 0, stream>>>(
           g.count, per_line, reduced, cp, solved);
       detail::check_cuda(cudaGetLastError(), "segmented solve", __FILE__, __LINE__);
-      launch<T>(chunk_kernel<T, X, Phase::recover, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
-                "segmented recover", g, plan, rows, load, store, static_cast<ReducedRow<T>*>(nullptr),
+      launch<T>(chunk_kernel<T, X, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
+                "segmented recover", g, plan, Phase::recover, rows, load, store, static_cast<ReducedRow<T>*>(nullptr),
                 static_cast<const T*>(solved));
     } catch (...) {
       (void)cudaFreeAsync(scratch, stream);
