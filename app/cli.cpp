@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 #include <unistd.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -153,13 +154,17 @@ int run_command(int argc, char** argv) {
   check->add_option("--restart", opt.restart, "also check that this checkpoint can continue the deck");
   auto* bench = app.add_subcommand("bench", "time the steps of a deck, writing nothing");
   add_deck_options(bench);
-  bench->add_option("--steps", opt.bench_steps, "number of steps to time (default: the deck's)");
+  bench->add_option("--steps", opt.bench_steps, "number of steps to time (default: the deck's)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   auto* info = app.add_subcommand("info", "version, build options, backends and devices");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help answers with exit 0; a bad command line is the user's to fix: one line, exit 1.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    fmt::print(stderr, "error: {} (tridsim --help lists the commands and options)\n", e.what());
+    return 1;
   }
   if (version) {
     fmt::print("tridsim {} (revision {})\n", TRIDSIM_VERSION, TRIDSIM_GIT_REVISION);

@@ -1,8 +1,12 @@
 #include "core/deck.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "core/types.hpp"
 
@@ -19,6 +23,58 @@ struct DeckState {
 }  // namespace detail
 
 namespace {
+
+// What `p` is when it exists and is not a regular file ("a FIFO", "a directory", ...), else "":
+// reading a FIFO or a device as a deck or a data file would block, or never end.
+std::string irregular_kind(const std::filesystem::path& p) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  switch (fs::status(p, ec).type()) {
+    case fs::file_type::regular:
+    case fs::file_type::not_found:
+    case fs::file_type::none: return "";
+    case fs::file_type::directory: return "a directory";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+constexpr std::uintmax_t kMaxDeckBytes = std::uintmax_t(16) << 20;  // decks are pages of YAML, not data
+
+// The offset of the first byte of `text` that does not belong to well-formed UTF-8 (no overlong
+// forms, no surrogates, nothing past U+10FFFF), or npos.
+std::size_t invalid_utf8_at(std::string_view text) {
+  const auto* u = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = u[i];
+    int len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the range of the byte after the lead
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    for (int k = 1; k < len; ++k) {
+      if (i + k >= n) return i;
+      const unsigned b = u[i + k];
+      if (b < (k == 1 ? lo : 0x80u) || b > (k == 1 ? hi : 0xBFu)) return i;
+    }
+    i += std::size_t(len);
+  }
+  return std::string_view::npos;
+}
 
 template <class T>
 std::string type_name(bool plural = false) {
@@ -192,6 +248,8 @@ std::filesystem::path DeckNode::get_file(const std::string& key) const {
   std::string list;
   for (const auto& p : tried) {
     std::error_code ec;
+    if (const std::string kind = irregular_kind(p); !kind.empty())
+      fail(key, "'" + p.string() + "' is " + kind + ", not a file");
     if (fs::exists(p, ec)) return p;
     list += (list.empty() ? "" : ", ") + fs::absolute(p, ec).lexically_normal().string();
   }
@@ -215,6 +273,14 @@ std::vector<std::string> DeckNode::keys() const {
 // ---- Deck ----------------------------------------------------------------------------------
 
 Deck Deck::parse(const std::string& text, const std::string& name) {
+  if (const std::size_t at = invalid_utf8_at(text); at != std::string::npos) {
+    const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+    const auto line = std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n') + 1;
+    throw DeckError(name + ":" + std::to_string(line), "",
+                    fmt::format("not UTF-8 text (byte 0x{:02X} at column {}): a deck is UTF-8, as YAML requires",
+                                unsigned(static_cast<unsigned char>(text[at])), column));
+  }
   Deck d;
   d.state_ = std::make_shared<detail::DeckState>();
   d.state_->file = name;
@@ -231,6 +297,12 @@ Deck Deck::parse(const std::string& text, const std::string& name) {
 }
 
 Deck Deck::load(const std::filesystem::path& file) {
+  if (const std::string kind = irregular_kind(file); !kind.empty())
+    throw Error("deck '" + file.string() + "' is " + kind + ", not a file: give the path of a YAML file");
+  std::error_code ec;
+  if (const std::uintmax_t bytes = std::filesystem::file_size(file, ec); !ec && bytes > kMaxDeckBytes)
+    throw Error(fmt::format("deck '{}' is {} bytes: a deck is YAML text of at most {} MiB", file.string(), bytes,
+                            kMaxDeckBytes >> 20));
   std::ifstream in(file);
   if (!in) throw Error("cannot open deck '" + file.string() + "'");
   std::stringstream ss;
@@ -249,6 +321,9 @@ std::string Deck::resolved_text() const {
 DeckNode Deck::root() const { return DeckNode(state_, state_->root, ""); }
 
 void Deck::set(const std::string& assignment) {
+  if (const std::size_t at = invalid_utf8_at(assignment); at != std::string::npos)
+    throw Error(fmt::format("--set: not UTF-8 text (byte 0x{:02X} at position {} of the argument)",
+                            unsigned(static_cast<unsigned char>(assignment[at])), at + 1));
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw Error("--set expects KEY=VALUE (e.g. heat.scheme=douglas), got '" + assignment + "'");

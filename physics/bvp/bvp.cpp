@@ -59,7 +59,8 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
     s.fail("arithmetic", std::string("the sequential algorithm runs in one precision (double or float), not ") +
                              rec::to_string(arithmetic_));
   column_length_ = s.get_or<long>("column_length", 0L);
-  s.require(column_length_ >= 0, "column_length", column_length_, "0 (the default) or a positive number of elements");
+  s.require(column_length_ >= 0 && column_length_ <= grid.n[0], "column_length", column_length_,
+            "0 (the default) or a positive number of elements, at most the grid's " + std::to_string(grid.n[0]));
 
   // 2. Backend: cuda runs the divide-and-conquer steps on the device, carries there or on the host.
   gpu_ = ctx.backend == Backend::cuda;

@@ -91,6 +91,34 @@ printf '%s\noutput: {dir: plainfile/sub}\n' "$base" > fileasdir.yaml
 grep -q "fileasdir.yaml:8: output.dir: cannot create the output directory 'plainfile/sub': .*plainfile' is not a directory" \
   fileasdir.log || { fail "fileasdir: no clear error"; cat fileasdir.log; }
 expect_error unknownmodule "did you mean 'heat'" "$(echo "$base" | sed 's/module: heat/module: haet/')"
+expect_error notutf8 "notutf8.yaml:1: not UTF-8 text (byte 0xFF at column 8)" "$(printf 'name: h\xff\n%s' "$base")"
+expect_error notutf8later "notutf8later.yaml:6: not UTF-8 text (byte 0xC3 at column 25)" \
+  "$(echo "$base" | sed 's/sin(pi\*x)/sin(pi*x) + \xc3(/')"
+# Decks and data files that are not regular files: refused at once, never read (a FIFO would block).
+refused() {  # name, expected message part, command...
+  local name=$1 pattern=$2
+  shift 2
+  timeout 60 "$@" > "$name.log" 2>&1
+  local rc=$?
+  [ $rc -eq 1 ] && grep -q -- "$pattern" "$name.log" && [ "$(grep -c '^error:' "$name.log")" -eq 1 ] ||
+    { fail "$name: exit code $rc, expected 1 and one error line with '$pattern'"; cat "$name.log"; }
+}
+mkfifo fifo.yaml fifo.h5
+refused fifodeck "deck 'fifo.yaml' is a FIFO, not a file" "$tridsim" check fifo.yaml
+refused devdeck "deck '/dev/zero' is a character device, not a file" "$tridsim" check /dev/zero
+refused dirdeck "error: deck: File is actually a directory: ." "$tridsim" run . -o out-dirdeck
+refused nodeck "error: deck: File does not exist: nothing.yaml" "$tridsim" check nothing.yaml
+refused badoption "error: The following argument was not expected: --frobnicate" "$tridsim" check "$src/inputs/heat1d.yaml" --frobnicate
+refused benchsteps "error: --steps: Value -1 not in range 1 to 2147483647" "$tridsim" bench "$src/inputs/heat1d.yaml" --steps -1
+refused benchzero "error: --steps: Value 0 not in range 1 to" "$tridsim" bench "$src/inputs/heat1d.yaml" --steps 0
+truncate -s 17M big.yaml
+refused bigdeck "deck 'big.yaml' is 17825792 bytes: a deck is YAML text of at most 16 MiB" "$tridsim" check big.yaml
+refused fifotissue "glioma.tissue.white.file: '.*fifo.h5' is a FIFO, not a file" "$tridsim" check "$src/inputs/glioma2d.yaml" \
+  --set 'glioma.tissue.white={file: '"$PWD"'/fifo.h5, dataset: w}'
+refused notutf8set "--set: not UTF-8 text (byte 0xFF at position 6 of the argument)" \
+  "$tridsim" check "$src/inputs/heat1d.yaml" --set "$(printf 'name=\xff')"
+refused columnlength "bvp.column_length: must be 0 (the default) or a positive number of elements, at most the grid's 65" \
+  "$tridsim" check "$src/inputs/bvp.yaml" --set bvp.column_length=1000000000000 --set grid.n=[65]
 
 # 2b. Command-line conventions.
 "$tridsim" --version | grep -Eq '^tridsim [0-9]+\.[0-9]+\.[0-9]+ \(revision ([0-9a-f]+|unknown)\)' || fail "--version"
