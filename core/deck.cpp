@@ -38,7 +38,7 @@ std::string irregular_kind(const std::filesystem::path& p) {
     case fs::file_type::character: return "a character device";
     case fs::file_type::block: return "a block device";
     case fs::file_type::socket: return "a socket";
-    default: return "not a regular file";
+    default: return "a special file";
   }
 }
 
