@@ -7,13 +7,15 @@
 
 namespace tridsim {
 
-// Its exact flow over tau: c -> c E / (1 + c (E - 1)), E = exp(rho tau).
+// Its exact flow over tau (rho >= 0): c -> c / (q + c (1 - q)), q = exp(-rho tau). q and 1 - q lie
+// in [0, 1], so nothing overflows for any rho tau (the form c E / (1 + c (E - 1)), E = 1/q, gives
+// inf * 0 = NaN at c = 0 once E overflows); c = 0 is a fixed point, kept where q underflows to 0.
 template <class T>
 struct Logistic {
-  T e = 1, em1 = 0;
+  T q = 1, one_minus_q = 0;
   Logistic() = default;
-  Logistic(double rho, double tau) : e(T(std::exp(rho * tau))), em1(T(std::expm1(rho * tau))) {}
-  TRIDSIM_HOST_DEVICE T operator()(T c) const { return c * e / (T(1) + c * em1); }
+  Logistic(double rho, double tau) : q(T(std::exp(-rho * tau))), one_minus_q(T(-std::expm1(-rho * tau))) {}
+  TRIDSIM_HOST_DEVICE T operator()(T c) const { return c == T(0) ? c : c / (q + c * one_minus_q); }
 };
 
 // Forward Euler's reaction increment over tau.

@@ -1,14 +1,17 @@
 // Glioma module (CPU): every check against an independent truth.
 //  - Fisher-KPP front speed 2 sqrt(D rho) in homogeneous tissue, 1D, 2D and 3D;
 //  - rho = 0: the integral of c conserved to rounding on an irregular phantom;
-//  - D = 0: every node follows the exact logistic solution;
+//  - D = 0: every node follows the exact logistic solution, also for rho dt far past exp's overflow;
 //  - orders of convergence: 2 in time and space for strang-adi, 1 in time for explicit;
 //  - the explicit scheme's stability limit is the real one (stable at it, unstable above).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "tests/physics/glioma_test_support.hpp"
@@ -144,6 +147,41 @@ TEST_CASE("D = 0: every node follows the exact logistic solution") {
   };
   check(double{}, 1e-13);
   check(float{}, 2e-5);
+}
+
+TEST_CASE("a large rho dt: the exact logistic step stays finite and exact, also where c = 0") {
+  // exp(rho dt/2) overflows float from rho = 355 at dt = 0.5 and double from rho = 2840; c = 0 on
+  // the x = 0 and y = 0 edges. The initial scale is about exp(-rho t) where T holds it, so that
+  // the density at the end lies between 0 and 1.
+  const Grid g = make_grid(2, {9, 7, 1}, {0, 0, 0}, {1, 1, 1});
+  const double dt = 0.5;
+  const int steps = 3;
+  auto check = [&](auto tag, double rho, double tolerance) {
+    using T = decltype(tag);
+    const long double q = std::exp(-(long double)rho * steps * dt);
+    const double scale = std::max(double(q), 1e6 * double(std::numeric_limits<T>::min()));
+    auto m = make<T>(fmt::format("  D_white: 0\n  D_grey: 0\n  rho: {}\n  tissue: {{white: 1, grey: 0}}\n"
+                                 "  initial: \"{:.17g}*x*y\"\n",
+                                 rho, scale),
+                     g);
+    for (int s = 0; s < steps; ++s) m->step(s * dt, dt);
+    double worst = 0;
+    for (index_t j = 0; j < g.n[1]; ++j)
+      for (index_t i = 0; i < g.n[0]; ++i) {
+        const long double c0 = (long double)T(scale * g.coord(0, i) * g.coord(1, j));
+        const double exact = double(c0 / (q + c0 * (1 - q)));
+        const double c = double(m->density()[std::size_t(g.index(i, j, 0))]);
+        REQUIRE(std::isfinite(c));
+        worst = std::max(worst, std::abs(c - exact) / (exact > 0 ? exact : 1.0));
+      }
+    std::printf("rho = %g, dt = %g, %s: max relative deviation from the exact logistic solution: %.2e\n", rho, dt,
+                sizeof(T) == 8 ? "double" : "float", worst);
+    CHECK(worst < tolerance);
+  };
+  for (double rho : {40.0, 400.0, 3000.0, 1e6}) {
+    check(double{}, rho, 1e-13);
+    check(float{}, rho, 1e-5);
+  }
 }
 
 namespace {
