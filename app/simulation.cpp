@@ -343,6 +343,7 @@ int run_simulation(const RunOptions& opt) {
   if (steady && root.has("time"))
     root.fail("time", "module " + module_name + " solves a steady problem: remove the time section");
   const TimeSettings time = steady ? TimeSettings{0, 0, 0, 1} : read_time(root.child("time"));
+  ctx.end = time.end;
   const auto out_node = root.maybe_child("output");
   auto out_get = [&](const std::string& key, auto fallback) {
     return out_node ? out_node->get_or(key, fallback) : fallback;

@@ -1,5 +1,10 @@
 #include "core/boundary.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include "core/non_finite.hpp"
+
 namespace tridsim {
 
 const char* face_name(int axis, int side) {
@@ -30,24 +35,29 @@ void Face::evaluate(const Grid& g, double t, T* out) const {
   }
 }
 
+namespace {
+// The deck's map of face `name`: boundary.NAME, else boundary.all.
+DeckNode face_spec(const DeckNode& boundary, const std::string& name) {
+  if (auto spec = boundary.maybe_child(name)) return *spec;
+  if (auto all = boundary.maybe_child("all")) return *all;
+  boundary.fail(name, "missing boundary condition for face " + name +
+                          " (give {type: dirichlet|neumann, value: EXPR} per face, or 'all')");
+}
+}  // namespace
+
 void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& constants,
                     const std::array<std::array<bool, 2>, 3>& interfaces) {
   grid_ = grid;
   faces_.clear();
   const DeckNode bc = section.child("boundary");
-  std::optional<DeckNode> all = bc.maybe_child("all");
   for (int axis = 0; axis < grid.dim; ++axis)
     for (int side = 0; side < 2; ++side) {
-      const std::string name = face_name(axis, side);
-      std::optional<DeckNode> spec = bc.maybe_child(name);
-      if (!spec) spec = all;
-      if (!spec) bc.fail(name, "missing boundary condition for face " + name +
-                                   " (give {type: dirichlet|neumann, value: EXPR} per face, or 'all')");
+      const DeckNode spec = face_spec(bc, face_name(axis, side));
       Face f;
       f.axis = axis;
       f.side = side;
-      f.kind = spec->get_enum("type", kBoundaryKindNames);
-      f.value = Expression::from_deck(*spec, "value", constants);
+      f.kind = spec.get_enum("type", kBoundaryKindNames);
+      f.value = Expression::from_deck(spec, "value", constants);
       f.p = axis == 0 ? 1 : 0;
       f.q = axis == 2 ? 1 : 2;
       f.np = grid.n[f.p];
@@ -63,6 +73,28 @@ void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& 
       index_[axis][side] = int(faces_.size());
       faces_.push_back(std::move(f));
     }
+}
+
+void Boundary::require_finite(const DeckNode& section, std::span<const double> times) const {
+  if (times.empty()) return;
+  const DeckNode bc = section.child("boundary");
+  std::vector<double> values;
+  for (const Face& f : faces_) {
+    if (f.interface) continue;  // (another rank's nodes, no deck data)
+    values.resize(std::size_t(f.size()));
+    for (const double t : f.value.uses_time() ? times : times.first(1)) {
+      f.evaluate(grid_, t, values.data());
+      const auto bad = std::find_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); });
+      if (bad == values.end()) continue;
+      const index_t at = index_t(bad - values.begin()), ip = at % f.np, iq = at / f.np;  // (face arrays x-fastest)
+      std::array<index_t, 3> ijk{};
+      ijk[f.axis] = f.fixed;
+      ijk[f.p] = ip;
+      ijk[f.q] = iq;
+      fail_non_finite(face_spec(bc, f.name()), "value",
+                      NonFinite{non_finite_name(*bad), node_where(grid_, ijk[0], ijk[1], ijk[2])}, t);
+    }
+  }
 }
 
 bool Boundary::on_dirichlet(const std::array<index_t, 3>& ijk) const {

@@ -103,10 +103,28 @@ void Expression::fill(const Grid& g, double t, T* out) const {
 template void Expression::fill<float>(const Grid&, double, float*) const;
 template void Expression::fill<double>(const Grid&, double, double*) const;
 
+void fail_non_finite(const DeckNode& node, const std::string& key, const NonFinite& bad, double t) {
+  node.fail(key, fmt::format("is {} {} at t = {:g}; it must be finite at every grid node", bad.name, bad.where, t));
+}
+
 template <class T>
 void require_finite_values(const DeckNode& node, const std::string& key, const Grid& g, double t, const T* values) {
-  if (const auto bad = first_non_finite(g, values))
-    node.fail(key, fmt::format("is {} {} at t = {:g}; it must be finite at every grid node", bad->name, bad->where, t));
+  if (const auto bad = first_non_finite(g, values)) fail_non_finite(node, key, *bad, t);
+}
+
+std::vector<double> check_times(double start, double end) {
+  if (!(end > start)) return {start};
+  return {start, start + 0.5 * (end - start), end};
+}
+
+void require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
+                               std::span<const double> times) {
+  if (times.empty()) return;
+  std::vector<double> values(static_cast<std::size_t>(g.size()));
+  for (const double t : e.uses_time() ? times : times.first(1)) {
+    e.fill(g, t, values.data());
+    require_finite_values(node, key, g, t, values.data());
+  }
 }
 
 template void require_finite_values<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);

@@ -5,10 +5,12 @@
 // "u*v^2"): their values are passed to eval() in the order given at construction.
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/grid.hpp"
+#include "core/non_finite.hpp"
 
 namespace tridsim {
 
@@ -55,5 +57,17 @@ class Expression {
 // there names the first node that is not, with its indices and coordinates.
 template <class T>
 void require_finite_values(const DeckNode& node, const std::string& key, const Grid& g, double t, const T* values);
+
+// The DeckError of every such check: node.key is `bad` (a value and where it is) at time t.
+[[noreturn]] void fail_non_finite(const DeckNode& node, const std::string& key, const NonFinite& bad, double t);
+
+// The times at which a run's data that move with t are checked before its first step (check does
+// the same): the start, the middle and the end.
+std::vector<double> check_times(double start, double end);
+
+// The expression e of node.key is finite at every node of g at each of `times` (at the first only
+// when e does not use t), else a DeckError there naming the first node that is not.
+void require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
+                               std::span<const double> times);
 
 }  // namespace tridsim

@@ -24,9 +24,14 @@ struct SetupContext {
   Precision precision = Precision::float64;
   Backend backend = Backend::cpu;  // cpu or cuda (auto is resolved by the driver)
   Constants constants;  // the deck's named constants, for expressions
+  // The run's end time (a steady problem, or none given: the start time). Data that move with t
+  // are checked at check_times(t0, end) (core/expression.hpp), so check refuses what a run would.
+  std::optional<double> end;
   // The grid's split over the run's ranks (core/domain.hpp); null: the whole grid on this process.
   // A module whose distributes() is true works on domain->local() and owns domain's owned nodes.
   const Domain* domain = nullptr;
+
+  std::vector<double> check_times(double t0) const { return tridsim::check_times(t0, end.value_or(t0)); }
 };
 
 // The diagnostics of a field's statistics over n nodes: NAME_min, NAME_max, NAME_mean.

@@ -11,6 +11,9 @@ namespace tridsim {
 // "NaN", "+inf" or "-inf".
 const char* non_finite_name(double v);
 
+// "at node (i, j, k) (x = .., y = .., z = ..)": grid node (i, j, k) of g, named in messages.
+std::string node_where(const Grid& g, index_t i, index_t j, index_t k);
+
 // The first node of a field over g whose value is not finite; nullopt when every value is.
 struct NonFinite {
   const char* name;   // its value, named

@@ -75,6 +75,7 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
   const Grid grid = domain_ ? domain_->local() : whole;
   g_ = grid;
   const auto& constants = ctx.constants;
+  const std::vector<double> times = ctx.check_times(t0);  // data that move: finite over the run
   // 1. Scheme.
   scheme_ = s.get_enum("scheme", kSchemeNames, std::nullopt)
                 .value_or(grid.dim == 1 ? Scheme::crank_nicolson : grid.dim == 2 ? Scheme::peaceman_rachford : Scheme::douglas);
@@ -104,13 +105,12 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
       f_.resize(grid.size());
       fill_on_backend(s, "source", source_, ctx.backend, grid, t0, f_.data());
       require_finite_values(s, "source", grid, t0, f_.data());
+      if (source_moves_) require_finite_expression(s, "source", source_, grid, std::span(times).subspan(1));
     }
   }
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", constants);
-    AlignedVector<double> e(grid.size());
-    exact_->fill(grid, t0, e.data());
-    require_finite_values(s, "exact", grid, t0, e.data());
+    require_finite_expression(s, "exact", *exact_, grid, times);
   }
 
   read_solver(s, ctx);
@@ -126,11 +126,11 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
     for (int a = 0; a < 3; ++a)
       interfaces[a] = {domain_->layout().axes[a].halo_lo == 1, domain_->layout().axes[a].halo_hi == 1};
   bc_.read(s, grid, constants, interfaces);
+  bc_.require_finite(s, times);
   u_.resize(grid.size());
   fill_on_backend(s, "initial", initial, ctx.backend, grid, t0, u_.data());
   require_finite_values(s, "initial", grid, t0, u_.data());
   bc_.impose_dirichlet(t0, u_.data());
-  if (s.has("boundary")) require_finite_values(s, "boundary", grid, t0, u_.data());  // the Dirichlet values
   if (grid.dim > 1 || unsplit_) work_.resize(grid.size());
   flux_.clear();
   face_data_.clear();

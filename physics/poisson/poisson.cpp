@@ -195,15 +195,15 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   // 4. The faces: Dirichlet values or Neumann derivatives du/dn (outward normal), finite and steady;
   //    at least one face Dirichlet, else u is fixed only up to a constant.
   bc_.read(s, grid, ctx.constants);
+  for (const Face& f : bc_.faces())
+    if (f.value.uses_time()) fail_face(s, f, "the problem is steady: boundary values may not use t");
+  bc_.require_finite(s, std::span(&t0, 1));
   neumann_.assign(bc_.faces().size(), {});
   bool any_dirichlet = false;
   for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
     const Face& f = bc_.faces()[fi];
-    if (f.value.uses_time()) fail_face(s, f, "the problem is steady: boundary values may not use t");
     std::vector<double> values(static_cast<std::size_t>(f.size()));
     f.evaluate(grid, t0, values.data());
-    for (const double v : values)
-      if (!std::isfinite(v)) fail_face(s, f, "value '" + f.value.text() + "' is not finite at some node of the face");
     if (f.kind == BoundaryKind::neumann) neumann_[fi] = std::move(values);
     else any_dirichlet = true;
   }

@@ -124,8 +124,10 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
   read_diffusion(s, ctx);
   read_boundary(s, ctx);
 
-  // 3. Initial state, exact solution, line solvers.
+  // 3. Initial state, exact solution, line solvers. What moves with t is checked over the run.
+  const std::vector<double> times = ctx.check_times(t0);
   read_species(s, ctx, t0);
+  require_finite_reactions(s, times);
   const std::string pivot = s.get_or<std::string>("pivoting", "auto");
   if (pivot == "auto") {
     pivoting_ = blocktri::Pivoting::partial;  // generated blocks carry no dominance guarantee
@@ -135,7 +137,10 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
     s.fail("pivoting", unknown_name_message(pivot, {"auto", "none", "partial"}));
   }
   if (auto e = s.maybe_child("exact")) {
-    for (const auto& name : names_) exact_.push_back(Expression::from_deck(*e, name, ctx.constants));
+    for (const auto& name : names_) {
+      exact_.push_back(Expression::from_deck(*e, name, ctx.constants));
+      require_finite_expression(*e, name, exact_.back(), g_, times);
+    }
   }
   gpu_solver_ = read_block_solver(s, grid, m_, ctx.backend);
 
@@ -267,8 +272,8 @@ void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupCon
           for (int k = 0; k < m_; ++k) g[std::size_t(k)] = v[std::size_t(k)](x, y, z, 0.0);
           for (int k = 0; k < m_; ++k)
             if (!std::isfinite(g[std::size_t(k)]))
-              value.fail(names_[std::size_t(k)], fmt::format("is {} at ({:g}, {:g}, {:g}); it must be finite",
-                                                            g[std::size_t(k)], x, y, z));
+              fail_non_finite(value, names_[std::size_t(k)],
+                              NonFinite{non_finite_name(g[std::size_t(k)]), node_where(g_, ijk[0], ijk[1], ijk[2])}, 0.0);
           if (type == BoundaryType::dirichlet) {
             dirichlet_values_.emplace_back(o, g);
           } else {
@@ -318,6 +323,43 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
   }
   for (const auto& [o, values] : dirichlet_values_)
     for (int k = 0; k < m_; ++k) u_[std::size_t(o * m_ + k)] = T(values[std::size_t(k)]);
+}
+
+// The first steps evaluate R (linearly-implicit: and the deck's Jacobian) at the initial state:
+// every term finite at every node off the Dirichlet faces at each of `times` (the first only when
+// nothing uses t), else a DeckError at its key naming the first node and the state there.
+template <class T>
+void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, std::span<const double> times) const {
+  if (reactions_.zero() || times.empty()) return;
+  const index_t N = g_.size();
+  auto at = [&](const rd::Reactions& r, index_t o, double t, double* v) {
+    index_t ijk[3];
+    lattice_.indices(o, ijk);
+    for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
+    return r.first_non_finite(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t);
+  };
+  for (const double t : reactions_.uses_time() ? times : times.first(1)) {
+    index_t first_bad = N;
+#pragma omp parallel
+    {
+      const rd::Reactions local(reactions_);
+      double v[kMaxSpecies];
+#pragma omp for schedule(static) reduction(min : first_bad)
+      for (index_t o = 0; o < N; ++o)
+        if ((fixed_.empty() || !fixed_[std::size_t(o)]) && at(local, o, t, v)) first_bad = std::min(first_bad, o);
+    }
+    if (first_bad == N) continue;
+    double v[kMaxSpecies];
+    const auto bad = at(reactions_, first_bad, t, v);
+    index_t ijk[3];
+    lattice_.indices(first_bad, ijk);
+    std::string where = node_where(g_, ijk[0], ijk[1], ijk[2]) + " with";
+    for (int k = 0; k < m_; ++k) where += fmt::format("{} {} = {:g}", k ? "," : "", names_[std::size_t(k)], v[k]);
+    if (bad->key == std::string("jacobian"))  // (its row is the species; name the column)
+      where = fmt::format("in entry {} (d/d{}) {}", bad->column + 1, names_[std::size_t(bad->column)], where);
+    fail_non_finite(s.child(bad->key), names_[std::size_t(bad->species)],
+                    NonFinite{non_finite_name(bad->value), where}, t);
+  }
 }
 
 // ---- time stepping (CPU) -------------------------------------------------------------------

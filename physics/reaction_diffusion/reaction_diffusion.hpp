@@ -21,6 +21,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,7 @@ class ReactionDiffusionModule final : public Module {
   void read_species(const DeckNode& s, const SetupContext& ctx, double t0);
   void read_diffusion(const DeckNode& s, const SetupContext& ctx);
   void read_boundary(const DeckNode& s, const SetupContext& ctx);
+  void require_finite_reactions(const DeckNode& s, std::span<const double> times) const;
   void react(double t, double tau);
   void linearize(double t);
   void step_cpu(double t, double dt);

@@ -1,5 +1,7 @@
 #include "physics/reaction_diffusion/reactions.hpp"
 
+#include <cmath>
+
 #include "core/expression_translate.hpp"
 #include "physics/reaction_diffusion/reaction_step.hpp"
 #include "physics/reaction_diffusion/reaction_step_source.hpp"
@@ -83,6 +85,24 @@ void Reactions::jacobian(const double* v, double x, double y, double z, double t
     return;
   }
   fd_jacobian(species(), v, t, r0, [&](const double* w, double tt, double* out) { rates(w, x, y, z, tt, out); }, J);
+}
+
+bool Reactions::uses_time() const {
+  for (const auto* terms : {&rate_, &jacobian_})
+    for (const Expression& e : *terms)
+      if (e.uses_time()) return true;
+  return false;
+}
+
+std::optional<Reactions::Term> Reactions::first_non_finite(const double* v, double x, double y, double z,
+                                                           double t) const {
+  const int m = species();
+  for (int i = 0; i < m; ++i)
+    if (const double r = rate_[std::size_t(i)].eval(x, y, z, t, v); !std::isfinite(r)) return Term{"reactions", i, 0, r};
+  for (std::size_t k = 0; k < jacobian_.size(); ++k)  // row-major: entry (i, j) at i*M + j
+    if (const double d = jacobian_[k].eval(x, y, z, t, v); !std::isfinite(d))
+      return Term{"jacobian", int(k) / m, int(k) % m, d};
+  return std::nullopt;
 }
 
 void Reactions::advance(double* v, double x, double y, double z, double t, double tau, int substeps) const {

@@ -26,6 +26,17 @@ class Reactions {
   bool has_exact_flow() const { return !flow_.empty(); }
   // Every reaction is the constant 0 (pure diffusion).
   bool zero() const { return zero_; }
+  // Some reaction or Jacobian entry depends on t.
+  bool uses_time() const;
+
+  // A term of R, or of the deck's Jacobian, that is not finite at v, (x, y, z, t): the key that
+  // holds it ("reactions" or "jacobian"), its species (the row), the Jacobian's column and the value.
+  struct Term {
+    const char* key;
+    int species, column;
+    double value;
+  };
+  std::optional<Term> first_non_finite(const double* v, double x, double y, double z, double t) const;
 
   // R(v) at (x, y, z, t) into out[0..M-1] (v: the species' values).
   void rates(const double* v, double x, double y, double z, double t, double* out) const;

@@ -279,5 +279,5 @@ TEST_CASE("bad variable-conductivity decks give one clear error") {
   fails("poisson:\n  method: multifrontal\n  refine: on\n  source: 1\n" + dir, "poisson.refine: applies to bcr");
   fails("poisson:\n  source: 1\n  boundary:\n    all: {type: dirichlet, value: 0}\n"
         "    x+: {type: neumann, value: \"x > 0.5 ? 1/0 : 0\"}\n",
-        "poisson.boundary.x+: face x+: value");
+        "poisson.boundary.x+.value: is +inf at node (8, 0, 0)");
 }
