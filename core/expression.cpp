@@ -5,12 +5,29 @@
 
 #include <cmath>
 #include <numbers>
+#include <string_view>
 
 #include "core/deck.hpp"
 #include "core/errors.hpp"
 #include "core/non_finite.hpp"
 
 namespace tridsim {
+
+namespace {
+
+// An '=' that is not part of ==, <=, >= or !=: muparser's assignment (x = 1), which a deck
+// expression may not be.
+bool has_assignment(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '=') continue;
+    const bool after_operator = i > 0 && std::string_view("<>!=").find(text[i - 1]) != std::string_view::npos;
+    const bool before_equals = i + 1 < text.size() && text[i + 1] == '=';
+    if (!after_operator && !before_equals) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 struct Expression::Impl {
   mu::Parser parser;
@@ -37,8 +54,16 @@ Expression::Expression(const std::string& text, const Constants& constants, cons
     p.DefineConst("e", std::numbers::e);
     impl_->constants = constants;
     for (auto& [name, value] : impl_->constants) p.DefineConst(name, value);
+    // muparser also takes assignments and several comma-separated expressions (the last one's
+    // value wins): refused, as the GPU translator refuses them.
+    if (has_assignment(text))
+      throw Error("cannot parse expression '" + text +
+                  "': '=' assigns a value, which an expression may not (to compare, use '==')");
     p.SetExpr(text);
     p.Eval();  // parse now, so errors surface at setup
+    if (p.GetNumResults() > 1)
+      throw Error("cannot parse expression '" + text + "': several comma-separated expressions; give one (commas "
+                  "separate only a function's arguments, as in min(x, 1))");
     for (const auto& [name, ptr] : p.GetUsedVar()) {
       if (name == "t") uses_t_ = true;
       else if (name == "x" || name == "y" || name == "z") uses_xyz_ = true;

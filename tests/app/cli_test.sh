@@ -153,6 +153,21 @@ refused_both rdexact "reaction_diffusion.exact.v: is NaN at node (0, 0, 0) .* at
 refused_both bvpneumann "bvp.boundary.x-.value: is NaN at node (0, 0, 0)" "$src/inputs/bvp.yaml" --set grid.n=[65] \
   --set 'bvp.boundary.x-.value=0/0'
 
+# An expression is one expression: no assignment, no comma-separated list (muparser would take both).
+comma="several comma-separated expressions; give one"
+refused_both commainitial "heat.initial: cannot parse expression '1, 2': $comma" "$src/inputs/heat1d.yaml" \
+  --set 'heat.initial=1, 2'
+refused_both assigninitial "heat.initial: cannot parse expression 'x = 1': '=' assigns a value" "$src/inputs/heat1d.yaml" \
+  --set 'heat.initial=x = 1'
+refused_both commaexact "poisson.exact: cannot parse expression 'x, y': $comma" "$src/inputs/poisson2d.yaml" \
+  --set 'poisson.exact=x, y'
+refused_both assignneumann "heat.boundary.x+.value: cannot parse expression 't=1': '=' assigns" "$src/inputs/heat1d.yaml" \
+  --set 'heat.boundary.x+.value=t=1'
+refused_both commaspecies "reaction_diffusion.initial.v: cannot parse expression '1, 2': $comma" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.initial.v=1, 2'
+refused_both commabodyforce "elasticity.loads.gravity.body_force: cannot parse expression '1, 2': $comma" \
+  "$src/inputs/plate2d.yaml" --set 'elasticity.loads.gravity.body_force=[0, "1, 2"]'
+
 # 2b. Command-line conventions.
 "$tridsim" --version | grep -Eq '^tridsim [0-9]+\.[0-9]+\.[0-9]+ \(revision ([0-9a-f]+|unknown)\)' || fail "--version"
 "$tridsim" run "$src/inputs/heat1d.yaml" -o quiet -q > quiet.log 2>&1 || fail "-q after the subcommand refused"

@@ -58,9 +58,11 @@ inline const std::vector<std::string> expression_cases{
     "(x)^3 + (y)^4",
 };
 
-// Rejected by muparser on the CPU and by the translator alike.
+// Refused on the CPU (by muparser, or by Expression: an assignment, several comma-separated
+// expressions) and by the translator alike.
 inline const std::vector<std::string> invalid_expression_cases{
     "", "foo(x)", "a + x", "sin", "sin(1, 2)", "atan2(1)", "min()", "1e", "(x", "x)", "--x", "1 ? 2", "x y", "2x",
+    "1, 2", "x = 1", "x=x+1", "min(x, 1), y", "(x >= 1) = 2",
 };
 
 }  // namespace tridsim::test
