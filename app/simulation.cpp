@@ -401,8 +401,11 @@ int run_simulation(const RunOptions& opt) {
                             root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
   }
   deck.check_unknown_keys();
-  if (auto limit = module->max_stable_dt(); limit && time.dt > *limit)
-    root.child("time").fail("dt", fmt::format("{:.6g} exceeds the scheme's stability limit {:.6g}", time.dt, *limit));
+  if (auto limit = module->max_stable_dt(); limit && time.dt > *limit) {
+    const std::string why = module->max_stable_dt_reason();
+    root.child("time").fail("dt", fmt::format("{:.6g} exceeds the scheme's stability limit {:.6g}{}", time.dt, *limit,
+                                              why.empty() ? "" : ": " + why));
+  }
   const double setup_s = since(t_setup);
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);

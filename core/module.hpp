@@ -65,6 +65,9 @@ class Module {
   virtual std::optional<ErrorNorms> error_norms(double /*t*/) { return std::nullopt; }
   // A fixed time step the module insists on, if any (e.g. a stability limit), else nullopt.
   virtual std::optional<double> max_stable_dt() const { return std::nullopt; }
+  // Why max_stable_dt() limits the step, for the error that refuses a larger time.dt (empty: the
+  // scheme's stability limit says enough).
+  virtual std::string max_stable_dt_reason() const { return {}; }
   // A steady (time-independent) problem: the deck has no `time` section, the driver calls
   // step(t0, 0) once to solve it and writes the fields and diagnostics of the solution only.
   virtual bool steady() const { return false; }

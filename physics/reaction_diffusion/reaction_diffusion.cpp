@@ -13,6 +13,7 @@
 #include "core/expression_fill.hpp"
 #include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
 #include "physics/reaction_diffusion/reaction_step.hpp"
+#include "physics/reaction_diffusion/spectrum.hpp"
 #include "solvers/block_tridiagonal/block_solver_choice.hpp"
 #include "solvers/block_tridiagonal/batched.hpp"
 #include "solvers/block_tridiagonal/distributed.hpp"
@@ -128,6 +129,7 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
   const std::vector<double> times = ctx.check_times(t0);
   read_species(s, ctx, t0);
   require_finite_reactions(s, times);
+  measure_reaction_growth(times);
   const std::string pivot = s.get_or<std::string>("pivoting", "auto");
   if (pivot == "auto") {
     pivoting_ = blocktri::Pivoting::partial;  // generated blocks carry no dominance guarantee
@@ -226,6 +228,36 @@ void ReactionDiffusionModule<T>::read_diffusion(const DeckNode& s, const SetupCo
       }
     }
   D_.node = varies ? Dnode_.data() : nullptr;
+  require_forward_diffusion(s);
+}
+
+// D must not run any mode backwards in time (the problem would be ill-posed and the implicit lines
+// may be singular): the eigenvalues of D, at every node where it varies, have real parts >= 0 (for
+// a symmetric D: positive semidefinite; a species that does not diffuse has a zero row).
+template <class T>
+void ReactionDiffusionModule<T>::require_forward_diffusion(const DeckNode& s) const {
+  const int mm = m_ * m_;
+  auto slowest = [&](const T* d) {  // min Re(eigenvalue) = -(spectral abscissa of -D), 0 within rounding
+    double negated[kMaxSpecies * kMaxSpecies];
+    double size = 0;
+    for (int k = 0; k < mm; ++k) negated[k] = -double(d[k]), size = std::max(size, std::abs(negated[k]));
+    const double re = -rd::spectral_abscissa(negated, m_);
+    return re < -1e-12 * size ? re : 0.0;
+  };
+  const index_t N = D_.node ? g_.size() : 1;
+  index_t first_bad = N;
+#pragma omp parallel for schedule(static) reduction(min : first_bad)
+  for (index_t o = 0; o < N; ++o)
+    if (slowest(D_.node ? D_.node + o * mm : D_.d) < 0) first_bad = std::min(first_bad, o);
+  if (first_bad == N) return;
+  const T* d = D_.node ? D_.node + first_bad * mm : D_.d;
+  index_t ijk[3];
+  lattice_.indices(first_bad, ijk);
+  const std::string where = D_.node ? node_where(g_, ijk[0], ijk[1], ijk[2]) : std::string();
+  s.fail("diffusion", fmt::format("has an eigenvalue with real part {:.6g}{}{}: that mode would diffuse backwards in "
+                                  "time; the eigenvalues of D must have real parts >= 0 (a symmetric D: positive "
+                                  "semidefinite, e.g. [[2, 1], [1, 2]], not [[1, 5], [5, 1]])",
+                                  slowest(d), where.empty() ? "" : " ", where));
 }
 
 // `boundary`: per face (x-, x+, ...; `all` for the rest) a type and, for dirichlet and neumann,
@@ -351,15 +383,76 @@ void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, std
     if (first_bad == N) continue;
     double v[kMaxSpecies];
     const auto bad = at(reactions_, first_bad, t, v);
-    index_t ijk[3];
-    lattice_.indices(first_bad, ijk);
-    std::string where = node_where(g_, ijk[0], ijk[1], ijk[2]) + " with";
-    for (int k = 0; k < m_; ++k) where += fmt::format("{} {} = {:g}", k ? "," : "", names_[std::size_t(k)], v[k]);
+    std::string where = node_state(first_bad);
     if (bad->key == std::string("jacobian"))  // (its row is the species; name the column)
       where = fmt::format("in entry {} (d/d{}) {}", bad->column + 1, names_[std::size_t(bad->column)], where);
     fail_non_finite(s.child(bad->key), names_[std::size_t(bad->species)],
                     NonFinite{non_finite_name(bad->value), where}, t);
   }
+}
+
+template <class T>
+std::string ReactionDiffusionModule<T>::node_state(index_t o) const {
+  index_t ijk[3];
+  lattice_.indices(o, ijk);
+  std::string text = node_where(g_, ijk[0], ijk[1], ijk[2]) + " with";
+  for (int k = 0; k < m_; ++k)
+    text += fmt::format("{} {} = {:g}", k ? "," : "", names_[std::size_t(k)], double(u_[std::size_t(o * m_ + k)]));
+  return text;
+}
+
+// linearly-implicit: I - dt/2 J must stay invertible (and the step trustworthy), so dt lambda / 2
+// < 1 where lambda, the largest real part of the eigenvalues of the reactions' Jacobian J, is how
+// fast they let a perturbation grow. Measured at the initial state at every node off the Dirichlet
+// faces (at each of `times` when the reactions use t); max_stable_dt() turns it into a limit.
+template <class T>
+void ReactionDiffusionModule<T>::measure_reaction_growth(std::span<const double> times) {
+  growth_ = {};
+  if (scheme_ != Scheme::linearly_implicit || reactions_.zero() || times.empty()) return;
+  const index_t N = g_.size();
+  for (const double t : reactions_.uses_time() ? times : times.first(1)) {
+#pragma omp parallel
+    {
+      const rd::Reactions local(reactions_);
+      Growth mine;
+      double v[kMaxSpecies], r[kMaxSpecies], J[kMaxSpecies * kMaxSpecies];
+#pragma omp for schedule(static) nowait
+      for (index_t o = 0; o < N; ++o) {
+        if (!fixed_.empty() && fixed_[std::size_t(o)]) continue;
+        index_t ijk[3];
+        lattice_.indices(o, ijk);
+        const double x = g_.coord(0, ijk[0]), y = g_.coord(1, ijk[1]), z = g_.coord(2, ijk[2]);
+        for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
+        local.rates(v, x, y, z, t, r);
+        local.jacobian(v, x, y, z, t, r, J);
+        const double rate = rd::spectral_abscissa(J, m_);
+        if (rate > mine.rate) mine = {rate, o, t};
+      }
+#pragma omp critical
+      if (mine.rate > growth_.rate || (mine.rate == growth_.rate && mine.node >= 0 && mine.node < growth_.node))
+        growth_ = mine;  // (the first node of the fastest, whatever the threads)
+    }
+  }
+  if (domain_) {  // every rank refuses the same dt
+    const double fastest = domain_->max(growth_.rate);
+    if (fastest > growth_.rate) growth_ = {fastest, -1, 0};
+  }
+}
+
+template <class T>
+std::optional<double> ReactionDiffusionModule<T>::max_stable_dt() const {
+  if (!(growth_.rate > 0)) return std::nullopt;
+  return 2 / growth_.rate;
+}
+
+template <class T>
+std::string ReactionDiffusionModule<T>::max_stable_dt_reason() const {
+  const std::string where =
+      growth_.node >= 0 ? fmt::format(" {} at t = {:g}", node_state(growth_.node), growth_.t) : std::string();
+  return fmt::format("linearly-implicit needs dt lambda / 2 < 1, and the reactions grow at the rate lambda = {:.6g} "
+                     "(the largest real part of their Jacobian's eigenvalues){}; take a smaller time.dt, or scheme: "
+                     "douglas",
+                     growth_.rate, where);
 }
 
 // ---- time stepping (CPU) -------------------------------------------------------------------

@@ -54,6 +54,9 @@ class ReactionDiffusionModule final : public Module {
   std::vector<StateArray> state() override;
   void state_restored() override;
   bool distributes() const override { return true; }
+  // linearly-implicit: dt lambda / 2 < 1 at the fastest growth rate lambda of the reactions.
+  std::optional<double> max_stable_dt() const override;
+  std::string max_stable_dt_reason() const override;
 
   enum class Scheme { douglas, linearly_implicit };
   static constexpr NameEntry<Scheme> kSchemeNames[] = {
@@ -75,8 +78,11 @@ class ReactionDiffusionModule final : public Module {
  private:
   void read_species(const DeckNode& s, const SetupContext& ctx, double t0);
   void read_diffusion(const DeckNode& s, const SetupContext& ctx);
+  void require_forward_diffusion(const DeckNode& s) const;
   void read_boundary(const DeckNode& s, const SetupContext& ctx);
   void require_finite_reactions(const DeckNode& s, std::span<const double> times) const;
+  void measure_reaction_growth(std::span<const double> times);
+  std::string node_state(index_t o) const;  // "at node (i, j, k) (x = ..) with u = .., v = .."
   void react(double t, double tau);
   void linearize(double t);
   void step_cpu(double t, double dt);
@@ -105,6 +111,11 @@ class ReactionDiffusionModule final : public Module {
   std::vector<std::pair<index_t, std::vector<double>>> dirichlet_values_;  // (node, values) on Dirichlet faces
   std::vector<AlignedVector<T>> planes_;  // per species, for output
   std::vector<Expression> exact_;         // per species, or empty
+  struct Growth {                         // the reactions' fastest local growth at the initial state
+    double rate = 0;                      // the largest real part of their Jacobian's eigenvalues
+    index_t node = -1;                    // where (-1: on another rank, or nowhere positive)
+    double t = 0;
+  } growth_;
   double matrix_dt_ = -1;
   std::array<blocktri::UniformBlockMatrix<T>, 3> uniform_;
   std::unique_ptr<ReactionDiffusionGpu<T>> gpu_;

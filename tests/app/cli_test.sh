@@ -153,6 +153,18 @@ refused_both rdexact "reaction_diffusion.exact.v: is NaN at node (0, 0, 0) .* at
 refused_both bvpneumann "bvp.boundary.x-.value: is NaN at node (0, 0, 0)" "$src/inputs/bvp.yaml" --set grid.n=[65] \
   --set 'bvp.boundary.x-.value=0/0'
 
+# Reaction-diffusion preconditions: no mode diffuses backwards; linearly-implicit's dt lambda / 2 < 1.
+refused_both backwarddiffusion "reaction_diffusion.diffusion: has an eigenvalue with real part -4" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.diffusion=[[1, 5], [5, 1]]'
+printf '%s\n' 'module: reaction_diffusion' 'grid: {n: [17, 17], hi: [10, 10]}' 'time: {end: 1, dt: 0.1}' \
+  'reaction_diffusion:' '  species: [u, v]' '  scheme: linearly-implicit' '  diffusion: [[1, 0], [0, 2]]' \
+  '  reactions: {u: "25*u*(1 - u)", v: "-v"}' '  initial: {u: "0.01", v: "1"}' '  boundary: {all: {type: no-flux}}' \
+  > grow.yaml  # u grows at 25 (1 - 2 u) = 24.5: dt below 2 / 24.5 = 0.0816
+refused_both reactiongrowth "grow.yaml:3: time.dt: 0.1 exceeds the scheme's stability limit 0.0816327: linearly-implicit \
+needs dt lambda / 2 < 1, and the reactions grow at the rate lambda = 24.5" grow.yaml
+"$tridsim" check grow.yaml --set time.dt=0.08 > grow-ok.log 2>&1 ||
+  { fail "linearly-implicit below its step limit refused"; cat grow-ok.log; }
+
 # An expression is one expression: no assignment, no comma-separated list (muparser would take both).
 comma="several comma-separated expressions; give one"
 refused_both commainitial "heat.initial: cannot parse expression '1, 2': $comma" "$src/inputs/heat1d.yaml" \

@@ -20,6 +20,7 @@
 
 #include "core/deck.hpp"
 #include "physics/reaction_diffusion/reaction_diffusion.hpp"
+#include "physics/reaction_diffusion/spectrum.hpp"
 
 using namespace tridsim;
 
@@ -108,6 +109,50 @@ TEST_CASE("linearly-implicit: a stiff reaction does not limit the time step") {
                         "  reactions: {u: \"-1e4*(u - cos(t))\"}\n  initial: {u: 1}\n  boundary: {all: {type: no-flux}}\n", g);
   advance(*m, 1.0, 0.01);
   for (double v : m->solution()) CHECK(std::abs(v - std::cos(1.0)) < 1e-3);
+}
+
+TEST_CASE("linearly-implicit: the step limit dt lambda / 2 < 1 at the reactions' growth rate lambda") {
+  // du/dt = 25 u (1 - u) grows at 25 (1 - 2 u) = 24.5 at u = 0.01; v decays. A triangular D with a
+  // large cross term diffuses forwards (eigenvalues 1 and 1) and is accepted.
+  const Grid g = make_grid(2, 5, 1.0);
+  const std::string body = "  species: [u, v]\n  diffusion: [[1, 3], [0, 1]]\n"
+                           "  reactions: {u: \"25*u*(1 - u)\", v: \"-v\"}\n  initial: {u: 0.01, v: 1}\n"
+                           "  boundary: {all: {type: no-flux}}\n";
+  const auto li = make<double>(body + "  scheme: linearly-implicit\n", g);
+  REQUIRE(li->max_stable_dt());
+  CHECK(*li->max_stable_dt() == doctest::Approx(2 / 24.5).epsilon(1e-6));  // (forward differences)
+  CHECK(li->max_stable_dt_reason().find("lambda = 24.5") != std::string::npos);
+  CHECK(!make<double>(body, g)->max_stable_dt());                                     // douglas: none
+  CHECK(!make<double>(body + "  scheme: linearly-implicit\n  jacobian: {u: [\"-25\", 0], v: [0, -1]}\n", g)
+             ->max_stable_dt());  // decaying reactions: none
+}
+
+TEST_CASE("spectral abscissa: the largest real part of known spectra") {
+  const double one[1] = {-3};
+  CHECK(rd::spectral_abscissa(one, 1) == -3);
+  const double rotation[4] = {1, -3, 3, 1};  // 1 +- 3i
+  CHECK(rd::spectral_abscissa(rotation, 2) == doctest::Approx(1));
+  const double real_pair[4] = {1, 5, 5, 1};  // 6, -4
+  CHECK(rd::spectral_abscissa(real_pair, 2) == doctest::Approx(6));
+  // The companion matrix of (x - 2)(x + 1)(x^2 + 2x + 5) = x^4 + x^3 + x^2 - 9x - 10: 2, -1, -1 +- 2i.
+  const double companion[16] = {0, 0, 0, 10, 1, 0, 0, 9, 0, 1, 0, -1, 0, 0, 1, -1};
+  CHECK(rd::spectral_abscissa(companion, 4) == doctest::Approx(2).epsilon(1e-12));
+  // (x + 1)^4 (x^2 + 1)(x - 0.5)(x + 3) = x^8 + 6x^7 + ... : a Jordan-like cluster at -1 and 0.5 the largest.
+  std::vector<double> roots_poly{1};  // coefficients, highest first
+  auto times = [&](std::vector<double> f) {
+    std::vector<double> out(roots_poly.size() + f.size() - 1, 0.0);
+    for (std::size_t i = 0; i < roots_poly.size(); ++i)
+      for (std::size_t j = 0; j < f.size(); ++j) out[i + j] += roots_poly[i] * f[j];
+    roots_poly = out;
+  };
+  for (int k = 0; k < 4; ++k) times({1, 1});
+  times({1, 0, 1});
+  times({1, -0.5});
+  times({1, 3});
+  double c8[64] = {};
+  for (int i = 1; i < 8; ++i) c8[i * 8 + i - 1] = 1;
+  for (int i = 0; i < 8; ++i) c8[i * 8 + 7] = -roots_poly[std::size_t(8 - i)];
+  CHECK(rd::spectral_abscissa(c8, 8) == doctest::Approx(0.5).epsilon(1e-9));
 }
 
 TEST_CASE("douglas: the deck's exact flow is used as given, RK4 sub-steps converge at order 4") {
@@ -236,6 +281,9 @@ TEST_CASE("bad decks give one clear error") {
   fails_with(ok + "  diffusion: [[1, 0], [0]]\n", "row 2 has 1 entries");
   fails_with(ok + "  diffusion: [[-1, 0], [0, 1]]\n", "diagonal entries >= 0");
   fails_with(ok + "  diffusion: [[1, 0], [0, \"t\"]]\n", "uses t");
+  // Backward diffusion in some mode (eigenvalues 6 and -4), constant or at one node.
+  fails_with(ok + "  diffusion: [[1, 5], [5, 1]]\n", "diffusion: has an eigenvalue with real part -4: that mode");
+  fails_with(ok + "  diffusion: [[1, \"x > 0.9 ? 5 : 0\"], [5, 1]]\n", "real part -4 at node (8, 0, 0)");
   fails_with("  species: [u, x]\n  diffusion: [[1, 0], [0, 1]]\n  reactions: {u: 0, x: 0}\n  initial: {u: 1, x: 0}\n"
              "  boundary: {all: {type: no-flux}}\n", "cannot name a species");
   fails_with("  species: [u, v]\n  diffusion: [[1, 0], [0, 1]]\n  reactions: {u: 0, w: 0}\n  initial: {u: 1, v: 0}\n"
