@@ -321,7 +321,9 @@ int run_simulation(const RunOptions& opt) {
         if (key == reserved)
           c->fail(key, fmt::format("'{}' is a variable or built-in constant of every expression; give the constant "
                                    "another name", key));
-      ctx.constants[key] = c->get<double>(key);
+      const double value = c->get<double>(key);
+      c->require(std::isfinite(value), key, value, "a finite number");
+      ctx.constants[key] = value;
     }
 
   const Grid grid = read_grid(root.child("grid"));

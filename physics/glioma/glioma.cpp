@@ -7,9 +7,11 @@
 #include <limits>
 #include <numbers>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/expression_fill.hpp"
+#include "core/non_finite.hpp"
 #include "physics/glioma/face_lines.hpp"
 #include "physics/glioma/glioma_gpu.hpp"
 #include "physics/glioma/reaction.hpp"
@@ -29,6 +31,19 @@ namespace {
 template <class T>
 T face(T a, T b) {
   return face_mean<FaceMean::harmonic>(a, b);
+}
+
+// A node's white and grey fractions sum to at most 1 (the rest is CSF or outside the brain).
+void require_fractions_sum(const DeckNode& s, const Grid& g, const std::vector<double>& white,
+                           const std::vector<double>& grey) {
+  for (index_t o = 0; o < g.size(); ++o) {
+    const double sum = white[std::size_t(o)] + grey[std::size_t(o)];
+    if (sum <= 1 + 1e-9) continue;
+    const index_t i = o % g.n[0], j = (o / g.n[0]) % g.n[1], k = o / (g.n[0] * g.n[1]);  // (x-fastest)
+    s.fail("tissue", fmt::format("white + grey = {:g} {}: the fractions of a node sum to at most 1 (the rest is CSF "
+                                 "or outside the brain)",
+                                 sum, node_where(g, i, j, k)));
+  }
 }
 
 }  // namespace
@@ -81,6 +96,7 @@ void GliomaModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupCon
       tissue.fail(key, "must be a fraction in [0, 1] at every node, got values in [" + std::to_string(*lo) + ", " +
                            std::to_string(*hi) + "]");
   }
+  require_fractions_sum(s, whole, white, grey);
   if (domain_) {
     for (auto* map : {&white, &grey}) {
       std::vector<double> mine(N);

@@ -165,6 +165,11 @@ needs dt lambda / 2 < 1, and the reactions grow at the rate lambda = 24.5" grow.
 "$tridsim" check grow.yaml --set time.dt=0.08 > grow-ok.log 2>&1 ||
   { fail "linearly-implicit below its step limit refused"; cat grow-ok.log; }
 
+# Glioma tissue: fractions of a node sum to at most 1; constants are finite numbers.
+refused_both tissuesum "glioma.tissue: white + grey = 2 at node (0, 0, 0) (x = -100, y = -100, z = 0): the fractions" \
+  "$src/inputs/glioma2d.yaml" --set 'glioma.tissue={white: 1, grey: 1}'
+refused_both nanconstant "constants.k: must be a finite number, got nan" "$src/inputs/glioma2d.yaml" --set constants.k=.nan
+
 # An expression is one expression: no assignment, no comma-separated list (muparser would take both).
 comma="several comma-separated expressions; give one"
 refused_both commainitial "heat.initial: cannot parse expression '1, 2': $comma" "$src/inputs/heat1d.yaml" \
