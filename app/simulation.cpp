@@ -721,6 +721,7 @@ int run_simulation(const RunOptions& opt) {
     const auto t_close = clock_type::now();
     publish();  // (a run that wrote no fields)
     for (auto& w : writers) w->close();
+    if (run_dir) run_dir->require_intact();  // (files written into a deleted directory are lost)
     output_s += since(t_close);
   } catch (const std::exception& e) {
     // The outputs written so far stay, each complete; the summary says why the run ended.

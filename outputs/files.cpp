@@ -67,6 +67,15 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
   }
 }
 
+namespace {
+// Is the file open as fd the one at `path` (neither removed nor replaced)?
+bool is_file_at(int fd, const std::filesystem::path& path) {
+  struct stat open_file {}, at_path {};
+  return ::fstat(fd, &open_file) == 0 && ::stat(path.c_str(), &at_path) == 0 && open_file.st_dev == at_path.st_dev &&
+         open_file.st_ino == at_path.st_ino;
+}
+}  // namespace
+
 OutputDirLock::OutputDirLock(const std::filesystem::path& dir) {
   const auto path = dir / ".tridsim.lock";
   for (;;) {
@@ -83,15 +92,16 @@ OutputDirLock::OutputDirLock(const std::filesystem::path& dir) {
     }
     // The holder may have replaced the directory (a run is published by swapping directories)
     // between our open and our lock: then the locked file is no longer the one at `path`.
-    struct stat locked {}, current {};
-    if (::fstat(fd_, &locked) == 0 && ::stat(path.c_str(), &current) == 0 && locked.st_dev == current.st_dev &&
-        locked.st_ino == current.st_ino)
-      break;
+    if (is_file_at(fd_, path)) break;
     ::close(fd_);
   }
   const std::string pid = std::to_string(::getpid());
   [[maybe_unused]] const bool noted =  // the pid is only for the message above
       ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) == ssize_t(pid.size());
+}
+
+bool OutputDirLock::locks(const std::filesystem::path& dir) const {
+  return fd_ >= 0 && is_file_at(fd_, dir / ".tridsim.lock");
 }
 
 OutputDirLock::~OutputDirLock() {

@@ -31,6 +31,9 @@ class OutputDirLock {
   ~OutputDirLock();
   OutputDirLock(const OutputDirLock&) = delete;
   OutputDirLock& operator=(const OutputDirLock&) = delete;
+  // Whether the locked file is still `dir`'s lock file: false once the directory or the file was
+  // deleted or replaced (the lock then guards nothing, and what was written there is gone).
+  bool locks(const std::filesystem::path& dir) const;
 
  private:
   int fd_ = -1;

@@ -136,6 +136,14 @@ void RunDirectory::finish() {
   if (published_) write_manifest();
 }
 
+void RunDirectory::require_intact() const {
+  const OutputDirLock* lock = published_ ? lock_.get() : staging_lock_.get();
+  if (lock && lock->locks(path())) return;
+  throw Error("the output directory '" + dir_.string() +
+              "' was deleted or replaced while the run wrote in it: its results are gone; give the run a directory "
+              "that stays until the run ends");
+}
+
 bool RunDirectory::previous_result_is(const std::string& name) const {
   if (has_manifest_) return previous_name_ == name;
   std::error_code ec;

@@ -43,6 +43,9 @@ class RunDirectory {
   void publish();
   // The run has ended (however): record its files in the manifest, for the next run to replace.
   void finish();
+  // Throws Error if the directory the run writes in was deleted or replaced while it ran: its
+  // result is gone, so the run cannot end as complete.
+  void require_intact() const;
 
  private:
   bool is_previous_result(const std::string& entry) const;

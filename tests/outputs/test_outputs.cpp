@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "app/simulation.hpp"
 #include "core/errors.hpp"
 #include "outputs/csv_writer.hpp"
 #include "outputs/files.hpp"
@@ -242,6 +243,31 @@ void check_vti(const fs::path& vti, const Grid& g, int s) {
 #endif
 
 }  // namespace
+
+TEST_CASE("an output directory deleted during a run: the run fails, never complete") {
+  // At step 15 of 40 the directory goes and an empty one takes its place (a script cleaning up):
+  // the later outputs land there, the earlier ones are lost. The run must end with an error and a
+  // summary that says failed, not complete.
+  ScratchDir scratch("deleted");
+  const fs::path out = scratch.path / "out";
+  RunOptions opt;
+  opt.deck = "deleted.yaml";
+  opt.deck_text = "module: heat\ngrid: {n: [17]}\ntime: {dt: 0.01, steps: 40}\noutput: {every: 10}\n"
+                  "heat: {diffusivity: 1, initial: \"sin(pi*x)\", boundary: {all: {type: dirichlet, value: 0}}}\n";
+  opt.output = out;
+  opt.quiet = opt.no_progress = true;
+  opt.catch_signals = false;
+  opt.on_step = [&](long step, double, double) {
+    if (step == 15) {
+      fs::remove_all(out);
+      fs::create_directory(out);
+    }
+    return false;
+  };
+  CHECK_THROWS_WITH_AS(run_simulation(opt), doctest::Contains("out' was deleted or replaced while the run wrote in it"),
+                       Error);
+  CHECK(read_text(out / "summary.json").find("\"status\": \"failed\"") != std::string::npos);
+}
 
 TEST_CASE("write_file_atomically writes, replaces and reports failures") {
   ScratchDir dir("atomic");
