@@ -75,14 +75,14 @@ void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& 
     }
 }
 
-void Boundary::require_finite(const DeckNode& section, std::span<const double> times) const {
+void Boundary::require_finite(const DeckNode& section, const std::vector<double>& times) const {
   if (times.empty()) return;
   const DeckNode bc = section.child("boundary");
   std::vector<double> values;
   for (const Face& f : faces_) {
     if (f.interface) continue;  // (another rank's nodes, no deck data)
     values.resize(std::size_t(f.size()));
-    for (const double t : f.value.uses_time() ? times : times.first(1)) {
+    for (const double t : times_for(f.value.uses_time(), times)) {
       f.evaluate(grid_, t, values.data());
       const auto bad = std::find_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); });
       if (bad == values.end()) continue;

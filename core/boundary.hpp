@@ -4,7 +4,6 @@
 // A face is a 2-D array over its own axes p < q (the two other axes), x-fastest:
 // face node (ip, iq) <-> grid node with index `fixed` along `axis`.
 #include <array>
-#include <span>
 #include <vector>
 
 #include "core/boundary_kind.hpp"
@@ -66,7 +65,7 @@ class Boundary {
 
   // Every face's data (Dirichlet values, Neumann derivatives) are finite at each of `times` (the
   // first only where they do not move), else a DeckError at the face's `value` in `section`.
-  void require_finite(const DeckNode& section, std::span<const double> times) const;
+  void require_finite(const DeckNode& section, const std::vector<double>& times) const;
 
   // u = g(t) on every Dirichlet face (faces of later axes win where faces meet).
   template <class T>

@@ -141,12 +141,16 @@ std::vector<double> check_times(double start, double end) {
   if (!(end > start)) return {start};
   return {start, start + 0.5 * (end - start), end};
 }
+std::vector<double> times_for(bool uses_time, const std::vector<double>& times) {
+  if (uses_time || times.empty()) return times;
+  return {times.front()};
+}
 
 void require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
-                               std::span<const double> times) {
+                               const std::vector<double>& times) {
   if (times.empty()) return;
   std::vector<double> values(static_cast<std::size_t>(g.size()));
-  for (const double t : e.uses_time() ? times : times.first(1)) {
+  for (const double t : times_for(e.uses_time(), times)) {
     e.fill(g, t, values.data());
     require_finite_values(node, key, g, t, values.data());
   }

@@ -5,7 +5,6 @@
 // "u*v^2"): their values are passed to eval() in the order given at construction.
 #include <map>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -64,10 +63,12 @@ void require_finite_values(const DeckNode& node, const std::string& key, const G
 // The times at which a run's data that move with t are checked before its first step (check does
 // the same): the start, the middle and the end.
 std::vector<double> check_times(double start, double end);
+// Of `times`, those at which data that do (uses_time) or do not use t are checked: all, or the first.
+std::vector<double> times_for(bool uses_time, const std::vector<double>& times);
 
 // The expression e of node.key is finite at every node of g at each of `times` (at the first only
 // when e does not use t), else a DeckError there naming the first node that is not.
 void require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
-                               std::span<const double> times);
+                               const std::vector<double>& times);
 
 }  // namespace tridsim

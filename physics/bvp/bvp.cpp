@@ -76,7 +76,7 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   // 3. Boundary conditions (x- and x+, constant values) and the right-hand side.
   Boundary bc;
   bc.read(s, grid, ctx.constants);
-  bc.require_finite(s, std::span(&t0, 1));
+  bc.require_finite(s, {t0});
   bvp::EndCondition ends[2];
   for (int side = 0; side < 2; ++side) {
     const Face& f = bc.face(0, side);

@@ -105,7 +105,7 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
       f_.resize(grid.size());
       fill_on_backend(s, "source", source_, ctx.backend, grid, t0, f_.data());
       require_finite_values(s, "source", grid, t0, f_.data());
-      if (source_moves_) require_finite_expression(s, "source", source_, grid, std::span(times).subspan(1));
+      if (source_moves_) require_finite_expression(s, "source", source_, grid, {times.begin() + 1, times.end()});
     }
   }
   if (s.has("exact")) {

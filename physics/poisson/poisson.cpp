@@ -197,7 +197,7 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   bc_.read(s, grid, ctx.constants);
   for (const Face& f : bc_.faces())
     if (f.value.uses_time()) fail_face(s, f, "the problem is steady: boundary values may not use t");
-  bc_.require_finite(s, std::span(&t0, 1));
+  bc_.require_finite(s, {t0});
   neumann_.assign(bc_.faces().size(), {});
   bool any_dirichlet = false;
   for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {

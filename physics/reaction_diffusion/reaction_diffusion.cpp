@@ -361,7 +361,7 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
 // every term finite at every node off the Dirichlet faces at each of `times` (the first only when
 // nothing uses t), else a DeckError at its key naming the first node and the state there.
 template <class T>
-void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, std::span<const double> times) const {
+void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, const std::vector<double>& times) const {
   if (reactions_.zero() || times.empty()) return;
   const index_t N = g_.size();
   auto at = [&](const rd::Reactions& r, index_t o, double t, double* v) {
@@ -370,7 +370,7 @@ void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, std
     for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
     return r.first_non_finite(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t);
   };
-  for (const double t : reactions_.uses_time() ? times : times.first(1)) {
+  for (const double t : times_for(reactions_.uses_time(), times)) {
     index_t first_bad = N;
 #pragma omp parallel
     {
@@ -406,11 +406,11 @@ std::string ReactionDiffusionModule<T>::node_state(index_t o) const {
 // fast they let a perturbation grow. Measured at the initial state at every node off the Dirichlet
 // faces (at each of `times` when the reactions use t); max_stable_dt() turns it into a limit.
 template <class T>
-void ReactionDiffusionModule<T>::measure_reaction_growth(std::span<const double> times) {
+void ReactionDiffusionModule<T>::measure_reaction_growth(const std::vector<double>& times) {
   growth_ = {};
   if (scheme_ != Scheme::linearly_implicit || reactions_.zero() || times.empty()) return;
   const index_t N = g_.size();
-  for (const double t : reactions_.uses_time() ? times : times.first(1)) {
+  for (const double t : times_for(reactions_.uses_time(), times)) {
 #pragma omp parallel
     {
       const rd::Reactions local(reactions_);

@@ -21,7 +21,6 @@
 #include <array>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -80,8 +79,8 @@ class ReactionDiffusionModule final : public Module {
   void read_diffusion(const DeckNode& s, const SetupContext& ctx);
   void require_forward_diffusion(const DeckNode& s) const;
   void read_boundary(const DeckNode& s, const SetupContext& ctx);
-  void require_finite_reactions(const DeckNode& s, std::span<const double> times) const;
-  void measure_reaction_growth(std::span<const double> times);
+  void require_finite_reactions(const DeckNode& s, const std::vector<double>& times) const;
+  void measure_reaction_growth(const std::vector<double>& times);
   std::string node_state(index_t o) const;  // "at node (i, j, k) (x = ..) with u = .., v = .."
   void react(double t, double tau);
   void linearize(double t);
