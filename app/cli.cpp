@@ -137,8 +137,8 @@ int run_command(int argc, char** argv) {
   app.add_flag("--version", version, "print the version and the source revision");
 
   RunOptions opt;
-  auto add_deck_options = [&](CLI::App* cmd) {
-    cmd->add_option("deck", opt.deck, "input deck (YAML)")->required()->check(CLI::ExistingFile);
+  auto add_deck_options = [&](CLI::App* cmd, const std::string& deck_help) {
+    cmd->add_option("deck", opt.deck, deck_help)->check(CLI::ExistingFile);
     cmd->add_option("--set", opt.sets, "override a deck key: --set heat.scheme=douglas --set grid.n=[64,64]");
     cmd->add_option("--backend", opt.backend, list_names(names_of(kBackendNames)) + " (overrides the deck)");
     cmd->add_option("--precision", opt.precision, list_names(names_of(kPrecisionNames)) + " (overrides the deck)");
@@ -146,14 +146,16 @@ int run_command(int argc, char** argv) {
     cmd->add_flag("--no-progress", opt.no_progress, "no progress lines");
   };
   auto* run = app.add_subcommand("run", "run a simulation");
-  add_deck_options(run);
+  const std::string deck_or_checkpoint = "input deck (YAML); with --restart, default: the checkpoint's";
+  add_deck_options(run, deck_or_checkpoint);
   run->add_option("-o,--output", opt.output, "output folder (overrides output.dir)");
-  run->add_option("--restart", opt.restart, "continue from a checkpoint file (output.checkpoint writes them)");
+  run->add_option("--restart", opt.restart,
+                  "continue from a checkpoint file (output.checkpoint writes them); without DECK, the run that wrote it");
   auto* check = app.add_subcommand("check", "validate a deck without running it");
-  add_deck_options(check);
+  add_deck_options(check, deck_or_checkpoint);
   check->add_option("--restart", opt.restart, "also check that this checkpoint can continue the deck");
   auto* bench = app.add_subcommand("bench", "time the steps of a deck, writing nothing");
-  add_deck_options(bench);
+  add_deck_options(bench, "input deck (YAML)");
   bench->add_option("--steps", opt.bench_steps, "number of steps to time (default: the deck's)")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   auto* info = app.add_subcommand("info", "version, build options, backends and devices");
@@ -181,6 +183,11 @@ int run_command(int argc, char** argv) {
   if (verbose) spdlog::set_level(spdlog::level::info);
   if (quiet || world_rank() > 0) spdlog::set_level(spdlog::level::err);
   opt.quiet = quiet;
+  if (!*info && opt.deck.empty() && !opt.restart) {  // (a restart may take the checkpoint's deck)
+    fmt::print(stderr, "error: {0}: give a deck: tridsim {0} DECK{1}\n", app.get_subcommands().front()->get_name(),
+               *bench ? "" : " (or --restart CHECKPOINT, whose deck is used)");
+    return 1;
+  }
   try {
     if (*info) {
       if (world_rank() == 0) print_info();

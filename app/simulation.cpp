@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cctype>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -203,6 +204,41 @@ CheckpointSettings read_checkpoint_settings(const DeckNode& c) {
   return s;
 }
 
+// A checkpoint that can continue its run without the deck (newer ones hold the run's name and deck file).
+CheckpointInfo checkpoint_with_deck(const std::filesystem::path& file) {
+  CheckpointInfo c = read_checkpoint_info(file);
+  if (c.name.empty())
+    throw Error(fmt::format("--restart {}: this checkpoint was written by an older tridsim and does not name its "
+                            "run; give the deck with the run's --set and -o: tridsim run DECK --restart {}",
+                            file.string(), file.string()));
+  return c;
+}
+
+// The folder a checkpoint lies in: the output directory of the run that wrote it.
+std::filesystem::path checkpoint_dir(const std::filesystem::path& file) {
+  return file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+}
+
+// A word as a POSIX shell reads it back: as it is when it holds only safe characters, else in single quotes.
+std::string shell_quote(const std::string& word) {
+  const bool safe = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::strchr("@%+=:,./_-", c);
+  });
+  if (safe) return word;
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The command that continues a stopped run from `checkpoint`: the checkpoint holds the resolved deck
+// (the run's --set), the precision, and lies in the output directory; backend and threads are the options'.
+std::string restart_command(const RunOptions& opt, const std::filesystem::path& checkpoint) {
+  std::string command = "tridsim run --restart " + shell_quote(checkpoint.string());
+  if (opt.backend) command += " --backend " + shell_quote(*opt.backend);
+  if (opt.threads) command += fmt::format(" --threads {}", *opt.threads);
+  return command;
+}
+
 // The signal that asked the run to stop (0: none). The handlers are installed with
 // SA_RESETHAND: a second signal ends the program at once.
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -278,11 +314,22 @@ int run_simulation(const RunOptions& opt) {
   const auto t_start = clock_type::now();
   register_builtin_modules();
 
-  // 1. Read the deck and apply the command-line overrides.
-  Deck deck = opt.deck_text ? Deck::parse(*opt.deck_text, opt.deck.string()) : Deck::load(opt.deck);
+  // 1. Read the deck and apply the command-line overrides. A restart given no deck continues the
+  // checkpoint's run: its resolved deck (after that run's --set), read as if from the deck file it
+  // came from (relative input files are found beside it), in the checkpoint's precision, and into
+  // the checkpoint's directory (unless -o or --precision say otherwise).
+  const std::optional<CheckpointInfo> saved =
+      opt.deck.empty() && !opt.deck_text && opt.restart ? std::optional(checkpoint_with_deck(*opt.restart))
+                                                         : std::nullopt;
+  const std::filesystem::path deck_file =
+      !saved ? opt.deck : saved->deck_file.empty() ? *opt.restart : std::filesystem::path(saved->deck_file);
+  Deck deck = saved          ? Deck::parse(saved->deck, deck_file.string())
+              : opt.deck_text ? Deck::parse(*opt.deck_text, opt.deck.string())
+                              : Deck::load(opt.deck);
   for (const auto& s : opt.sets) deck.set(s);
   const DeckNode root = deck.root();
-  const std::string name = root.get_or<std::string>("name", opt.deck_text ? "deck" : opt.deck.stem().string());
+  const std::string name =
+      root.get_or<std::string>("name", saved ? saved->name : opt.deck_text ? "deck" : opt.deck.stem().string());
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
     root.fail("name", "must be a plain file name (the base of every output file, no '/'), got '" + name + "'");
   root.get_or<std::string>("description", "");  // free text for the reader; accepted, not used
@@ -294,7 +341,8 @@ int run_simulation(const RunOptions& opt) {
     root.fail("module", "unknown module: " + unknown_name_message(module_name, names));
   }
   SetupContext ctx;
-  ctx.precision = pick(root, opt.precision, "precision", kPrecisionNames, Precision::float64);
+  ctx.precision = pick(root, saved && !opt.precision ? std::optional(saved->precision) : opt.precision, "precision",
+                       kPrecisionNames, Precision::float64);
   ctx.backend = pick_backend(root, opt);
   // Threads: 0 = all; at most 16 per core available (more only thrash, and the OpenMP runtime
   // fails to create very many).
@@ -350,7 +398,8 @@ int run_simulation(const RunOptions& opt) {
   auto out_get = [&](const std::string& key, auto fallback) {
     return out_node ? out_node->get_or(key, fallback) : fallback;
   };
-  const std::filesystem::path out_dir = opt.output.value_or(out_get("dir", std::string("output/" + name)));
+  const std::filesystem::path deck_out_dir = out_get("dir", std::string("output/" + name));  // (read either way)
+  const std::filesystem::path out_dir = opt.output.value_or(saved ? checkpoint_dir(*opt.restart) : deck_out_dir);
   auto fail_output_dir = [&](const std::string& what) {  // at -o or output.dir, whichever named it
     if (opt.output) throw Error("-o: " + what);
     if (out_node && out_node->has("dir")) out_node->fail("dir", what);
@@ -409,7 +458,7 @@ int run_simulation(const RunOptions& opt) {
                                               why.empty() ? "" : ": " + why));
   }
   const double setup_s = since(t_setup);
-  spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", opt.deck.string(), module_name,
+  spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", deck_file.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
   if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files))
     if (const std::string why = output_dir_problem(out_dir); !why.empty())
@@ -425,7 +474,7 @@ int run_simulation(const RunOptions& opt) {
   if (opt.restart) {
     auto refuse = [&](const std::string& why) { throw Error("--restart " + opt.restart->string() + ": " + why); };
     if (!restartable()) refuse(fmt::format("module {} cannot be restarted", module_name));
-    resumed = read_checkpoint_info(*opt.restart);
+    resumed = saved ? *saved : read_checkpoint_info(*opt.restart);
     const CheckpointInfo& c = *resumed;
     auto grid_text = [](const Grid& g) {
       return fmt::format("{}D grid n = [{}] on [{}] to [{}]", g.dim, fmt::join(std::span(g.n.data(), g.dim), ", "),
@@ -449,7 +498,7 @@ int run_simulation(const RunOptions& opt) {
   }
   if (opt.mode == RunOptions::Mode::check) {
     if (!opt.quiet && root_rank)
-      fmt::print("{}: OK ({} module, {} points, {})\n", opt.deck.string(), module_name, grid.size(),
+      fmt::print("{}: OK ({} module, {} points, {})\n", deck_file.string(), module_name, grid.size(),
                  steady ? std::string("steady: one solve") : fmt::format("{} steps", line.steps() - first));
     return 0;
   }
@@ -495,7 +544,7 @@ int run_simulation(const RunOptions& opt) {
     RunAttributes attributes = {
         {"tridsim_version", TRIDSIM_VERSION},
         {"tridsim_revision", TRIDSIM_GIT_REVISION},
-        {"deck_file", opt.deck.string()},
+        {"deck_file", deck_file.string()},
         {"deck_resolved", deck.resolved_text()},
         {"module", module_name},
         {"backend", std::string(to_string(ctx.backend))},
@@ -608,7 +657,8 @@ int run_simulation(const RunOptions& opt) {
     else if (!root_rank) return out_dir / file;
     write_checkpoint(at / file,
                      {module_name, std::string(to_string(ctx.precision)), TRIDSIM_VERSION, TRIDSIM_GIT_REVISION,
-                      deck.resolved_text(), step, t, grid},
+                      deck.resolved_text(), step, t, grid, name,
+                      deck_file.empty() ? "" : std::filesystem::absolute(deck_file).string()},
                      state, shared_checkpoints ? domain.get() : nullptr);
     if (!root_rank) return out_dir / file;
     checkpoints.push_back(file);
@@ -634,7 +684,7 @@ int run_simulation(const RunOptions& opt) {
     const long run_steps = done - first;
     nlohmann::json j = {
         {"status", status},
-        {"deck", opt.deck.string()},
+        {"deck", deck_file.string()},
         {"name", name},
         {"module", module_name},
         {"backend", to_string(ctx.backend)},
@@ -759,7 +809,7 @@ int run_simulation(const RunOptions& opt) {
       fmt::print(stderr, "stopped by {} after step {} (t = {:.6g}); the outputs so far are in {}\n",
                  strsignal(stop_signal), offset + done, t, out_dir.string());
     if (!stop_checkpoint.empty() && !opt.deck_text)
-      fmt::print(stderr, "continue with: tridsim run {} --restart {}\n", opt.deck.string(), stop_checkpoint.string());
+      fmt::print(stderr, "continue with: {}\n", restart_command(opt, stop_checkpoint));
     return 128 + stop_signal;
   }
   if (!opt.quiet && run_dir) fmt::print("results in {}\n", out_dir.string());

@@ -93,7 +93,9 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& i
                                     {"precision", info.precision},
                                     {"version", info.version},
                                     {"revision", info.revision},
-                                    {"deck", info.deck}})
+                                    {"deck", info.deck},
+                                    {"name", info.name},
+                                    {"deck_file", info.deck_file}})
       f.put_text(key, text);
     const std::int64_t step = info.step;
     const std::int64_t dim = info.grid.dim;
@@ -138,6 +140,8 @@ CheckpointInfo read_checkpoint_info(const std::filesystem::path& path) {
   info.version = f.get_text("version");
   info.revision = f.get_text("revision");
   info.deck = f.get_text("deck");
+  for (auto [key, text] : {std::pair{"name", &info.name}, {"deck_file", &info.deck_file}})
+    if (f.count(f.id(), key) >= 0) *text = f.get_text(key);  // (older checkpoints lack them)
   std::int64_t step = 0, dim = 1;
   f.get_attribute("dim", H5T_NATIVE_INT64, &dim);
   std::array<std::int64_t, 3> n{};

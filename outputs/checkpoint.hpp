@@ -1,11 +1,12 @@
 #pragma once
 // Checkpoint files (namespace tridsim): one HDF5 file with a module's state (Module::state) and
 // what is needed to continue the run from it: the step, the time, the grid, the module and
-// precision, the resolved deck, tridsim's version and revision. Written under a temporary name and
-// renamed when complete.
+// precision, the resolved deck, the run's name and deck file, tridsim's version and revision.
+// Written under a temporary name and renamed when complete.
 //
 // Layout: attributes dim, step (int64), time (double), n (int64[3]), lo, hi (double[3]); datasets
-// format, module, precision, version, revision, deck (text as bytes); /state/NAME, one per array.
+// format, module, precision, version, revision, deck, name, deck_file (text as bytes; name and
+// deck_file absent from older checkpoints); /state/NAME, one per array.
 #include <filesystem>
 #include <span>
 #include <string>
@@ -22,6 +23,7 @@ struct CheckpointInfo {
   long step = 0;
   double time = 0;
   Grid grid;
+  std::string name, deck_file;  // the run's output base name; the deck's absolute path (empty: unknown)
 };
 
 // With a `domain` whose ranks write HDF5 files together (outputs/hdf5_xdmf_writer.hpp

@@ -2,7 +2,8 @@
 # End-to-end checks of a run's life: output times (output.times, output.interval) land exactly;
 # a run continued from a checkpoint (--restart) ends bitwise equal to the uninterrupted run
 # (heat in 1D, 2D and 3D, glioma); SIGINT, SIGTERM and SIGHUP finish the step, keep the outputs
-# so far, write a checkpoint and exit 128 + the signal; bad checkpoint use is one clear error.
+# so far, write a checkpoint and exit 128 + the signal, and the command they print continues the
+# run; bad checkpoint use is one clear error.
 # Usage: lifecycle_test.sh TRIDSIM SOURCE_DIR WORK_DIR PYTHON_WITH_H5PY [BACKEND]
 set -u
 tridsim=$1 src=$2 work=$3 py=$4 backend=${5:-cpu}
@@ -91,13 +92,20 @@ for sig in INT TERM HUP; do
   case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
   if [ $rc -eq 0 ]; then echo "note: the run ended before SIG$sig"; continue; fi
   [ $rc -eq $want ] || { fail "SIG$sig: exit code $rc, expected $want"; cat "sig-$sig.log"; continue; }
-  grep -q "continue with: tridsim run .* --restart sig-$sig/heat2d_checkpoint_" "sig-$sig.log" ||
+  grep -q "continue with: tridsim run --restart sig-$sig/heat2d_checkpoint_" "sig-$sig.log" ||
     fail "SIG$sig: no restart hint"
   for f in heat2d.h5 heat2d.xmf heat2d_diagnostics.csv summary.json; do [ -s "sig-$sig/$f" ] || fail "SIG$sig: no $f kept"; done
   grep -q '"stopped_by"' "sig-$sig/summary.json" || fail "SIG$sig: summary.json does not say the run was stopped"
   ck=$(ls sig-$sig/*_checkpoint_*.h5 | tail -n 1)
   run "$D" -o "sig-$sig-rest" $S --restart "$ck" || { fail "SIG$sig: restart failed"; continue; }
   same_end sig-full/heat2d.h5 "sig-$sig-rest/heat2d.h5" || fail "SIG$sig: continued run differs"
+  # The printed command alone continues the run (the checkpoint holds the deck after the run's
+  # --set, and lies in its output directory) and ends where the uninterrupted run does.
+  hint=$(sed -n 's/^continue with: tridsim //p' "sig-$sig.log")
+  eval "\"\$tridsim\" $hint -q --no-progress" > "sig-$sig-hint.log" 2>&1 ||
+    { fail "SIG$sig: the printed command 'tridsim $hint' failed"; cat "sig-$sig-hint.log"; continue; }
+  same_end sig-full/heat2d.h5 "sig-$sig/heat2d.h5" || fail "SIG$sig: the printed command did not continue the run"
+  grep -q '"status": "complete"' "sig-$sig/summary.json" || fail "SIG$sig: the continued run is not complete"
 done
 
 # 4. Bad use: one clear error, exit 1.
@@ -115,6 +123,9 @@ expect_fail othermodule "written by module heat; this deck runs glioma" "$src/in
 expect_fail otherprecision "written in double; this run is in float" "$D" -o x --set grid.n=[65,65] --precision float --restart "$ck"
 expect_fail notcheckpoint "not a tridsim checkpoint" "$D" -o x --restart heat2d-full/heat2d.h5
 expect_fail nofile "no such file" "$D" -o x --restart nothing.h5
+"$py" -c "import h5py, shutil, sys; shutil.copy(sys.argv[1], 'old.h5'); del h5py.File('old.h5', 'r+')['name']" "$ck" ||
+  fail "could not make a checkpoint without its run's name"
+expect_fail oldcheckpoint "written by an older tridsim and does not name its run; give the deck" --restart old.h5
 expect_fail steady "module poisson cannot be checkpointed" "$src/inputs/poisson2d.yaml" -o x \
   --set output.checkpoint.every=1
 expect_fail outsidetimes "output.times: 2 is outside the run" "$D" -o x --set 'output.times=[0.5, 2]'
