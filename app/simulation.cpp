@@ -629,8 +629,10 @@ int run_simulation(const RunOptions& opt) {
     publish();
     output_s += since(t0);
   };
+  std::vector<Diagnostic> last_diagnostics;  // the latest row, for summary.json
   auto diagnostics_row = [&](long step, double t, double step_wall) {
     auto diags = module->diagnostics(t);
+    last_diagnostics = diags;
     check_finite(diags, *module, held, step, t);
     if (writers.empty()) return;
     const auto t0 = clock_type::now();
@@ -695,11 +697,18 @@ int run_simulation(const RunOptions& opt) {
         {"revision", TRIDSIM_GIT_REVISION},
         {"deck_resolved", deck.resolved_text()},  // after --set
         {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
-        {"time", {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}}},
-        {"wall_time_s", {{"setup", setup_s}, {"steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
-        {"seconds_per_step", run_steps > 0 ? step_s / double(run_steps) : 0.0},
+        {"wall_time_s",
+         {{"setup", setup_s}, {steady ? "solve" : "steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
         {"grid_points_per_second", points_per_second()},
     };
+    if (!steady) {  // (a steady problem is one solve: it has no time step and no time)
+      j["time"] = {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}};
+      j["seconds_per_step"] = run_steps > 0 ? step_s / double(run_steps) : 0.0;
+    }
+    for (const Diagnostic& d : last_diagnostics) {
+      j["diagnostics"][d.name] = d.value;
+      if (!d.unit.empty()) j["diagnostics_units"][d.name] = d.unit;
+    }
     if (domain->distributed())
       j["parallel"] = {{"ranks", domain->size()},
                        {"process_grid", std::vector<int>(domain->layout().ranks.begin(), domain->layout().ranks.begin() + grid.dim)},
@@ -710,7 +719,8 @@ int run_simulation(const RunOptions& opt) {
     if (resumed)
       j["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
     if (!checkpoints.empty()) j["checkpoint"] = (out_dir / checkpoints.back()).string();
-    if (norms) j["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}, {"time", t}};
+    if (norms) j["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}};
+    if (norms && !steady) j["error"]["time"] = t;
     if (stop_signal) j["stopped_by"] = strsignal(stop_signal);
     return j;
   };
@@ -795,7 +805,9 @@ int run_simulation(const RunOptions& opt) {
     else
       fmt::print("{} finished: {} steps in {:.3f} s ({:.3f} ms/step, {:.3e} points/s)\n", name, run_steps, step_s,
                  run_steps ? 1e3 * step_s / double(run_steps) : 0.0, points_per_s);
-    if (norms) fmt::print("error of {} at t = {:.6g}: L2 {:.3e}, max {:.3e}\n", norms->field, t, norms->l2, norms->max);
+    if (norms)
+      fmt::print("error of {}{}: L2 {:.3e}, max {:.3e}\n", norms->field, steady ? "" : fmt::format(" at t = {:.6g}", t),
+                 norms->l2, norms->max);
   }
   if (bench) return 0;
   const std::string summary_text = summary(stop_signal ? "stopped" : "complete").dump(2) + "\n";

@@ -34,10 +34,13 @@ struct FieldRef {
   int components = 1;          // 1: scalar, 3: vector
 };
 
-// One named scalar per diagnostics row (the CSV columns).
+// One named scalar per diagnostics row (the CSV columns; the last row also goes into summary.json).
 struct Diagnostic {
   std::string name;
   double value = 0;
+  // In the deck's units: "length" is the unit of grid.lo and grid.hi; empty where the module
+  // cannot say (a field in whatever unit its initial data had).
+  std::string unit = {};
 };
 
 class Writer {

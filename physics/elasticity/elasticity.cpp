@@ -245,10 +245,10 @@ std::vector<Diagnostic> ElasticityModule<T>::diagnostics(double /*t*/) {
   for (int c = 0; c < load_cases(); ++c) {
     const std::string p = s_->prefix(c);
     const auto tip = s_->solved ? displacement_at(c, s_->plate.tip[0], s_->plate.tip[1]) : std::array<double, 2>{0, 0};
-    d.push_back({p + "max_displacement", s_->stats[c][0]});
-    d.push_back({p + "tip_ux", tip[0]});
-    d.push_back({p + "tip_uy", tip[1]});
-    d.push_back({p + "max_von_mises", s_->stats[c][1]});
+    d.push_back({p + "max_displacement", s_->stats[c][0], "length"});
+    d.push_back({p + "tip_ux", tip[0], "length"});
+    d.push_back({p + "tip_uy", tip[1], "length"});
+    d.push_back({p + "max_von_mises", s_->stats[c][1], "unit of E"});
   }
   d.push_back({"residual", s_->residual});
   return d;

@@ -385,9 +385,11 @@ std::vector<Diagnostic> GliomaModule<T>::diagnostics(double) {
     if (g_.dim == 2) return std::sqrt(v / std::numbers::pi);
     return v / 2;
   };
-  return {{"c_min", lo},           {"c_max", hi},           {"burden", burden},
-          {"volume_t1", v1},       {"volume_flair", v2},    {"radius_t1", radius(v1)},
-          {"radius_flair", radius(v2)}};
+  // c is a fraction of the carrying capacity; volumes are lengths^dim (areas in 2D)
+  const std::string volume = g_.dim == 1 ? "length" : fmt::format("length^{}", g_.dim);
+  return {{"c_min", lo, "1"},           {"c_max", hi, "1"},           {"burden", burden, volume},
+          {"volume_t1", v1, volume},    {"volume_flair", v2, volume}, {"radius_t1", radius(v1), "length"},
+          {"radius_flair", radius(v2), "length"}};
 }
 
 template <class T>

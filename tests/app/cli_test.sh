@@ -23,10 +23,38 @@ fi
 # A steady problem is solved once: the error norms against its exact solution are small.
 if "$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[65,65] -o poisson > poisson.log 2>&1; then
   grep -q "solved in" poisson.log || fail "poisson2d: not reported as a solve"
-  grep -q "error of u at t = 0: L2 [0-9.]*e-0[3-9]" poisson.log || { fail "poisson2d: no small error norm"; cat poisson.log; }
+  grep -q "error of u: L2 [0-9.]*e-0[3-9]" poisson.log || { fail "poisson2d: no small error norm"; cat poisson.log; }
 else
   cat poisson.log; fail "poisson2d run failed"
 fi
+
+# summary.json reports the module's final diagnostics (the CSV's last row), with units where the
+# module has them; a steady run (poisson, elasticity) has neither a time step nor a time.
+"$tridsim" run "$src/inputs/plate2d.yaml" --set grid.n=[21,21] -o plate -q > plate.log 2>&1 ||
+  { fail "plate2d run failed"; cat plate.log; }
+"$tridsim" run "$src/inputs/glioma2d.yaml" --set grid.n=[51,51] --set time.end=20 -o glioma -q > glioma.log 2>&1 ||
+  { fail "glioma2d run failed"; cat glioma.log; }
+"${py:-python3}" - <<'PY' || fail "summary.json: diagnostics, units or steady times wrong"
+import csv, json, math
+s = {k: json.load(open(f"{k}/summary.json")) for k in ("good", "poisson", "plate", "glioma")}
+row = list(csv.DictReader(open("good/heat2d_diagnostics.csv")))[-1]
+d = s["good"]["diagnostics"]
+assert {"u_min", "u_max", "u_mean"} <= d.keys(), d
+for k, v in d.items():
+    assert math.isclose(v, float(row[k]), rel_tol=1e-9, abs_tol=1e-300), (k, v, row[k])
+assert s["good"]["time"]["steps"] > 0 and s["good"]["time"]["dt"] > 0, s["good"]["time"]
+assert "diagnostics_units" not in s["good"], "heat's u has no unit"
+for k in ("poisson", "plate"):
+    assert "time" not in s[k] and "seconds_per_step" not in s[k], f"{k}: a steady run reports a time"
+    assert "solve" in s[k]["wall_time_s"] and "steps" not in s[k]["wall_time_s"], s[k]["wall_time_s"]
+assert "time" not in s["poisson"]["error"] and "u_max" in s["poisson"]["diagnostics"], s["poisson"]
+pd, pu = s["plate"]["diagnostics"], s["plate"]["diagnostics_units"]
+assert any(k.endswith("max_displacement") and pd[k] > 0 and pu[k] == "length" for k in pd), (pd, pu)
+assert any(k.endswith("max_von_mises") and pu[k] == "unit of E" for k in pd), pu
+gu = s["glioma"]["diagnostics_units"]
+assert gu["volume_t1"] == "length^2" and gu["radius_t1"] == "length" and gu["c_max"] == "1", gu
+assert s["glioma"]["diagnostics"]["volume_flair"] > 0, s["glioma"]["diagnostics"]
+PY
 
 # 2. Bad decks: one error naming file:line and key, exit code 1, nothing written.
 expect_error() {  # name, expected message part, deck text
