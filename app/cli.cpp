@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <limits>
+#include <set>
 #include <string_view>
 #include <unistd.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -18,6 +19,7 @@
 #include "core/domain.hpp"
 #include "app/simulation.hpp"
 #include "core/module.hpp"
+#include "core/names.hpp"
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
 #include "tridsim_build_info.hpp"
@@ -93,6 +95,42 @@ int fail_run(const std::string& message, int code) {
 
 int run_command(int argc, char** argv);
 
+// -v and -q, which every command takes before or after its name (so its --help lists them).
+void add_global_flags(CLI::App* cmd, bool& verbose, bool& quiet) {
+  const std::string group = cmd->get_parent() ? "Global options" : "Options";
+  cmd->add_flag("-v,--verbose", verbose, "log what the run does")->group(group);
+  cmd->add_flag("-q,--quiet", quiet, "print errors only (no progress, no summary lines)")->group(group);
+}
+
+// "; did you mean 'X'?" for the first word the command line could not place: a misspelt option
+// against the options of the command given, a misspelt command against the commands.
+std::string did_you_mean(CLI::App& app) {
+  const std::vector<std::string> extras = app.remaining(true);
+  if (extras.empty()) return "";
+  const std::string word = extras.front().substr(0, extras.front().find('='));  // (--option=value)
+  CLI::App* cmd = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+  std::set<std::string> names;
+  if (word.starts_with("-")) {
+    for (const CLI::Option* o : cmd->get_options()) {
+      for (const auto& l : o->get_lnames()) names.insert("--" + l);
+      for (const auto& s : o->get_snames()) names.insert("-" + s);
+    }
+  } else if (cmd == &app) {
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.insert(sub->get_name());
+  }
+  const std::string guess = closest_match(word, names);
+  return guess.empty() ? "" : "; did you mean '" + guess + "'?";
+}
+
+// A command line that cannot run (CLI11's parse errors): one error line, exit 1; --help: the help, exit 0.
+int usage_error(CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) return app.exit(e);
+  const std::string help =
+      app.get_subcommands().empty() ? "tridsim --help" : "tridsim " + app.get_subcommands().front()->get_name() + " --help";
+  fmt::print(stderr, "error: {}{} ({} lists the options)\n", e.what(), did_you_mean(app), help);
+  return 1;
+}
+
 // Whether the command (the first argument that is not a flag) steps a simulation: run or bench.
 bool steps_a_simulation(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
@@ -132,8 +170,7 @@ int run_command(int argc, char** argv) {
   app.require_subcommand(0, 1);
   app.fallthrough();  // -v and -q are accepted after the subcommand too
   bool verbose = false, quiet = false, version = false;
-  app.add_flag("-v,--verbose", verbose, "log what the run does");
-  app.add_flag("-q,--quiet", quiet, "print errors only (no progress, no summary lines)");
+  add_global_flags(&app, verbose, quiet);
   app.add_flag("--version", version, "print the version and the source revision");
 
   RunOptions opt;
@@ -143,11 +180,15 @@ int run_command(int argc, char** argv) {
     cmd->add_option("--backend", opt.backend, list_names(names_of(kBackendNames)) + " (overrides the deck)");
     cmd->add_option("--precision", opt.precision, list_names(names_of(kPrecisionNames)) + " (overrides the deck)");
     cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = all; overrides the deck)");
-    cmd->add_flag("--no-progress", opt.no_progress, "no progress lines");
+    add_global_flags(cmd, verbose, quiet);
+  };
+  auto add_progress_flag = [&](CLI::App* cmd) {  // (check steps nothing)
+    cmd->add_flag("--no-progress", opt.no_progress, "no progress lines (they go to stderr)");
   };
   auto* run = app.add_subcommand("run", "run a simulation");
   const std::string deck_or_checkpoint = "input deck (YAML); with --restart, default: the checkpoint's";
   add_deck_options(run, deck_or_checkpoint);
+  add_progress_flag(run);
   run->add_option("-o,--output", opt.output, "output folder (overrides output.dir)");
   run->add_option("--restart", opt.restart,
                   "continue from a checkpoint file (output.checkpoint writes them); without DECK, the run that wrote it");
@@ -156,17 +197,16 @@ int run_command(int argc, char** argv) {
   check->add_option("--restart", opt.restart, "also check that this checkpoint can continue the deck");
   auto* bench = app.add_subcommand("bench", "time the steps of a deck, writing nothing");
   add_deck_options(bench, "input deck (YAML)");
+  add_progress_flag(bench);
   bench->add_option("--steps", opt.bench_steps, "number of steps to time (default: the deck's)")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   auto* info = app.add_subcommand("info", "version, build options, backends and devices");
+  add_global_flags(info, verbose, quiet);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help answers with exit 0; a bad command line is the user's to fix: one line, exit 1.
-    if (e.get_exit_code() == 0) return app.exit(e);
-    fmt::print(stderr, "error: {} (tridsim --help lists the commands and options)\n", e.what());
-    return 1;
+    return usage_error(app, e);
   }
   if (version) {
     fmt::print("tridsim {} (revision {})\n", TRIDSIM_VERSION, TRIDSIM_GIT_REVISION);

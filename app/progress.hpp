@@ -1,6 +1,6 @@
 #pragma once
 // Progress reporting (namespace tridsim): a redrawn bar with ETA on a terminal, a plain line every
-// 10% otherwise.
+// 10% otherwise. On stderr, beside the log: stdout holds the results a script may read.
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -13,7 +13,7 @@ namespace tridsim {
 class Progress {
  public:
   Progress(long total, bool enabled)
-      : total_(total), enabled_(enabled), tty_(isatty(fileno(stdout))), start_(clock::now()) {}
+      : total_(total), enabled_(enabled), tty_(isatty(fileno(stderr))), start_(clock::now()) {}
 
   void update(long done, double t) {
     if (!enabled_) return;
@@ -24,18 +24,18 @@ class Progress {
       constexpr int width = 30;
       const int filled = width * percent / 100;
       // \x1b[K erases what a longer previous line left to the right
-      fmt::print("\r[{}{}] {:3d}% step {}/{} t={:.4g} elapsed {:.1f}s ETA {:.1f}s\x1b[K", std::string(filled, '#'),
+      fmt::print(stderr, "\r[{}{}] {:3d}% step {}/{} t={:.4g} elapsed {:.1f}s ETA {:.1f}s\x1b[K", std::string(filled, '#'),
                  std::string(width - filled, ' '), percent, done, total_, t, elapsed, eta);
-      std::fflush(stdout);
+      std::fflush(stderr);
     } else if (percent >= next_percent_ || done == total_) {
-      fmt::print("progress: {:3d}% step {}/{} t={:.6g} elapsed {:.2f}s ETA {:.2f}s\n", percent, done, total_, t,
+      fmt::print(stderr, "progress: {:3d}% step {}/{} t={:.6g} elapsed {:.2f}s ETA {:.2f}s\n", percent, done, total_, t,
                  elapsed, eta);
-      std::fflush(stdout);
+      std::fflush(stderr);
       while (next_percent_ <= percent) next_percent_ += 10;
     }
   }
   void finish() {
-    if (enabled_ && tty_) fmt::print("\n");
+    if (enabled_ && tty_) fmt::print(stderr, "\n");
   }
   double seconds() const { return std::chrono::duration<double>(clock::now() - start_).count(); }
 

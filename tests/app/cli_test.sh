@@ -13,7 +13,7 @@ if "$tridsim" run "$src/inputs/heat2d.yaml" --set grid.n=[33,33] --set time.end=
      -o good > run.log 2>&1; then
   for f in heat2d.h5 heat2d.xmf heat2d_diagnostics.csv summary.json; do [ -s good/$f ] || fail "missing good/$f"; done
   grep -q '"error"' good/summary.json || fail "summary.json has no error norms"
-  grep -q 'progress: 100%' run.log || fail "no progress lines on a non-terminal stdout"
+  grep -q 'progress: 100%' run.log || fail "no progress lines on a non-terminal stderr"
   if [ -n "$py" ]; then "$py" "$src/tests/outputs/check_outputs.py" good || fail "check_outputs.py rejected good/"; fi
   if "$tridsim" info | grep -q "VTK on"; then [ -s good/heat2d.pvd ] || fail "missing good/heat2d.pvd"; fi
 else
@@ -235,6 +235,41 @@ env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=active "$tridsim" info | grep -q "OMP_WAIT
   -o diverged > diverged.log 2>&1 && fail "a diverging run exited 0"
 grep -Eq "u_min is (NaN|[+-]inf) at step 1, t = 10; field u is (NaN|[+-]inf) first at node \([0-9]+, [0-9]+, 0\)" diverged.log ||
   { fail "diverged: no step, field and node"; cat diverged.log; }
+
+# Progress goes to stderr; stdout keeps the results.
+"$tridsim" run "$src/inputs/heat1d.yaml" -o streams > streams.out 2> streams.err || fail "streams run failed"
+grep -q "progress: 100%" streams.err || fail "no progress lines on stderr"
+grep -q "progress:" streams.out && fail "progress lines on stdout"
+grep -q "heat1d finished" streams.out || fail "the summary line is not on stdout"
+
+# Every usage error: exit 1, one error line, a suggestion for a misspelt option or subcommand.
+usage_error() {  # label, message part, arguments...
+  local label=$1 pattern=$2
+  shift 2
+  "$tridsim" "$@" > "$label.log" 2>&1
+  local rc=$?
+  [ $rc -eq 1 ] && [ "$(grep -c '^error:' "$label.log")" -eq 1 ] && grep -q -- "$pattern" "$label.log" ||
+    { fail "$label: exit code $rc, expected 1 and one error line with '$pattern'"; cat "$label.log"; }
+}
+H1=$src/inputs/heat1d.yaml
+usage_error badcommand "not expected: foo" foo
+usage_error misspeltcommand "did you mean 'check'" chek "$H1"
+usage_error misspeltoption "did you mean '--precision'" run "$H1" --precison float
+usage_error misspeltvalue "did you mean '--threads'" check "$H1" --thread=2
+usage_error nodeck "run: give a deck: tridsim run DECK (or --restart CHECKPOINT" run
+usage_error benchnodeck "bench: give a deck: tridsim bench DECK" bench
+usage_error nosuchdeck "nothing.yaml" run nothing.yaml
+usage_error badnumber "--threads" run "$H1" --threads many
+usage_error checkprogress "--no-progress" check "$H1" --no-progress
+usage_error verbosequiet "-v and -q contradict" run "$H1" -v -q
+# Each subcommand's help: the options it takes, and the global -v and -q.
+for cmd in run check bench info; do
+  "$tridsim" $cmd --help > "help-$cmd.log" 2>&1 || fail "$cmd --help: exit code $?"
+  grep -q -- "--verbose" "help-$cmd.log" && grep -q -- "--quiet" "help-$cmd.log" || fail "$cmd --help lacks -v/-q"
+done
+grep -q -- "--no-progress" help-check.log && fail "check --help offers --no-progress"
+grep -q -- "--no-progress" help-run.log && grep -q -- "--restart" help-run.log || fail "run --help lacks its options"
+grep -q -- "--restart" help-bench.log && fail "bench --help offers --restart"
 
 # 3. check validates without running or writing.
 printf '%s\n' "$base" > ok.yaml
