@@ -289,5 +289,10 @@ if "$tridsim" info | grep -q "CUDA on"; then
     fail "info does not name the CUDA libraries"
 fi
 
+# 5. The licence: BSD 3-Clause, with the copyright line in the README.
+grep -q "^BSD 3-Clause License" "$src/LICENSE" || fail "LICENSE is not the BSD 3-Clause licence"
+grep -q "Copyright (c) 2026, the tridsim developers" "$src/LICENSE" || fail "LICENSE lacks the copyright line"
+grep -q "Copyright (c) 2026, the tridsim developers" "$src/README.md" || fail "README lacks the copyright line"
+
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"
 [ $failures -eq 0 ]
