@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <muParser.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "core/deck.hpp"
 #include "core/errors.hpp"
@@ -27,6 +30,232 @@ bool has_assignment(const std::string& text) {
   return false;
 }
 
+constexpr int kBlock = Expression::kBlock;
+
+// A value of a block program: kBlock values in a register, an input of eval_block, or a constant.
+struct Operand {
+  enum Kind : unsigned char { reg, input, constant } kind = constant;
+  int index = 0;
+  double value = 0;
+};
+
+// An operand's values at the points of a block: values[p], or *values at every point (uniform).
+struct Values {
+  const double* values;
+  bool uniform;
+  double at(int p) const { return values[uniform ? 0 : p]; }
+};
+
+// out[p] = f(a[p], b[p]): one loop per kind of operand, so that each vectorizes. (Uniform a and b
+// give one value: f is a pure operation of muparser's, so that equals computing it at each point.)
+template <class F>
+void binary(int n, Values a, Values b, double* out, F f) {
+  if (a.uniform && b.uniform) {
+    std::fill(out, out + n, f(*a.values, *b.values));
+  } else if (a.uniform) {
+    const double av = *a.values;
+    for (int p = 0; p < n; ++p) out[p] = f(av, b.values[p]);
+  } else if (b.uniform) {
+    const double bv = *b.values;
+    for (int p = 0; p < n; ++p) out[p] = f(a.values[p], bv);
+  } else {
+    for (int p = 0; p < n; ++p) out[p] = f(a.values[p], b.values[p]);
+  }
+}
+
+template <class F>
+void unary(int n, Values a, double* out, F f) {
+  if (a.uniform) std::fill(out, out + n, f(*a.values));
+  else for (int p = 0; p < n; ++p) out[p] = f(a.values[p]);
+}
+
+// A function of muparser's (sin, atan2, ...) called with N arguments, as its bytecode calls it.
+template <std::size_t... I>
+double call_with(const mu::generic_callable_type& f, const double* args, std::index_sequence<I...>) {
+  return f.call_fun<sizeof...(I)>(args[I]...);
+}
+template <std::size_t N>
+double call_fixed(const mu::generic_callable_type& f, const double* args) {
+  return call_with(f, args, std::make_index_sequence<N>{});
+}
+using Caller = double (*)(const mu::generic_callable_type&, const double*);
+constexpr Caller kCallers[] = {call_fixed<0>, call_fixed<1>, call_fixed<2>, call_fixed<3>, call_fixed<4>, call_fixed<5>,
+                               call_fixed<6>, call_fixed<7>, call_fixed<8>, call_fixed<9>, call_fixed<10>};
+constexpr int kMaxArgs = 10;
+
+// muparser's bytecode (reverse Polish, after its optimizer) run one token at a time over a whole
+// block of points, each token's arithmetic exactly as muparser's ParseCmdCodeBulk does it, so that
+// the results equal its Eval() bit for bit. Values on muparser's stack become operands; a result
+// goes to the register of its stack position (plus one per enclosing branch, so that a
+// conditional's mask and first branch survive the second): both branches of `c ? a : b` are
+// evaluated and selected per point.
+class BlockProgram {
+ public:
+  enum class Op : unsigned char { le, ge, neq, eq, lt, gt, add, sub, mul, div, pow, land, lor, pow2, pow3, pow4,
+                                  select, call, call_variadic };
+
+  // Null when the bytecode holds a token with no block form (string functions, assignments).
+  // input_of maps a variable's address to its eval_block input (-1: none).
+  template <class InputOf>
+  static std::optional<BlockProgram> compile(const mu::ParserByteCode& code, const InputOf& input_of);
+
+  int registers() const { return registers_; }
+  void run(int n, const Expression::Input* in, double* regs, double* out) const;
+
+ private:
+  struct Instruction {
+    Op op;
+    int out;
+    std::vector<Operand> args;
+    mu::generic_callable_type fun;  // call, call_variadic
+  };
+  void emit(Op op, int out, std::vector<Operand> args, mu::generic_callable_type fun = {});
+  void execute(const Instruction& ins, int n, const Expression::Input* in, double* regs) const;
+  static Values values_of(const Operand& o, const Expression::Input* in, double* regs);
+
+  std::vector<Instruction> code_;
+  Operand result_;
+  int registers_ = 0;
+};
+
+void BlockProgram::emit(Op op, int out, std::vector<Operand> args, mu::generic_callable_type fun) {
+  code_.push_back({op, out, std::move(args), fun});
+  registers_ = std::max(registers_, out + 1);
+}
+
+template <class InputOf>
+std::optional<BlockProgram> BlockProgram::compile(const mu::ParserByteCode& code, const InputOf& input_of) {
+  BlockProgram prog;
+  std::vector<Operand> stack;
+  struct Branch {
+    Operand mask, then;
+  };
+  std::vector<Branch> branches;
+  int shift = 0;  // registers kept by enclosing branches
+  auto pop = [&] {
+    const Operand o = stack.back();
+    stack.pop_back();
+    return o;
+  };
+  auto pop_args = [&](int count) {
+    std::vector<Operand> args(stack.end() - count, stack.end());
+    stack.resize(stack.size() - std::size_t(count));
+    return args;
+  };
+  // An instruction whose result is pushed: its register is the stack position it takes.
+  auto push_result = [&](Op op, std::vector<Operand> args, mu::generic_callable_type fun = {}) {
+    const int out = int(stack.size()) + shift;
+    prog.emit(op, out, std::move(args), fun);
+    stack.push_back({Operand::reg, out, 0});
+  };
+  auto variable = [&](const mu::SToken& tok) -> std::optional<Operand> {
+    const int k = input_of(tok.Val.ptr);
+    if (k < 0) return std::nullopt;
+    return Operand{Operand::input, k, 0};
+  };
+  for (const mu::SToken* tok = code.GetBase(); tok->Cmd != mu::cmEND; ++tok) {
+    const mu::ECmdCode cmd = tok->Cmd;
+    if (cmd <= mu::cmGT || (cmd >= mu::cmADD && cmd <= mu::cmLOR)) {  // binary operators
+      if (stack.size() < 2) return std::nullopt;
+      static constexpr Op kBinary[] = {Op::le,  Op::ge,  Op::neq, Op::eq,  Op::lt,   Op::gt,  Op::add,
+                                       Op::sub, Op::mul, Op::div, Op::pow, Op::land, Op::lor};
+      push_result(kBinary[cmd], pop_args(2));
+    } else if (cmd == mu::cmVAL) {
+      stack.push_back({Operand::constant, 0, tok->Val.data2});
+    } else if (cmd == mu::cmVAR || cmd == mu::cmVARPOW2 || cmd == mu::cmVARPOW3 || cmd == mu::cmVARPOW4 ||
+               cmd == mu::cmVARMUL) {
+      const auto v = variable(*tok);
+      if (!v) return std::nullopt;
+      if (cmd == mu::cmVAR) stack.push_back(*v);
+      else if (cmd == mu::cmVARPOW2) push_result(Op::pow2, {*v});
+      else if (cmd == mu::cmVARPOW3) push_result(Op::pow3, {*v});
+      else if (cmd == mu::cmVARPOW4) push_result(Op::pow4, {*v});
+      else {  // v * data + data2, rounded after each operation as muparser's build does
+        push_result(Op::mul, {*v, Operand{Operand::constant, 0, tok->Val.data}});
+        push_result(Op::add, {pop(), Operand{Operand::constant, 0, tok->Val.data2}});
+      }
+    } else if (cmd == mu::cmFUNC) {
+      const int argc = tok->Fun.argc, count = argc < 0 ? -argc : argc;
+      if (count > kMaxArgs || int(stack.size()) < count || (argc < 0 && count == 0)) return std::nullopt;
+      push_result(argc < 0 ? Op::call_variadic : Op::call, pop_args(count), tok->Fun.cb);
+    } else if (cmd == mu::cmIF) {
+      if (stack.empty()) return std::nullopt;
+      branches.push_back({pop(), {}});
+      shift += 1;
+    } else if (cmd == mu::cmELSE) {
+      if (stack.empty() || branches.empty()) return std::nullopt;
+      branches.back().then = pop();
+      shift += 1;
+    } else if (cmd == mu::cmENDIF) {
+      if (stack.empty() || branches.empty()) return std::nullopt;
+      const Operand otherwise = pop();
+      shift -= 2;
+      push_result(Op::select, {branches.back().mask, branches.back().then, otherwise});
+      branches.pop_back();
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (stack.size() != 1 || !branches.empty()) return std::nullopt;
+  prog.result_ = stack.back();
+  return prog;
+}
+
+Values BlockProgram::values_of(const Operand& o, const Expression::Input* in, double* regs) {
+  if (o.kind == Operand::reg) return {regs + std::size_t(o.index) * kBlock, false};
+  if (o.kind == Operand::input) return {in[o.index].values, in[o.index].uniform};
+  return {&o.value, true};
+}
+
+void BlockProgram::execute(const Instruction& ins, int n, const Expression::Input* in, double* regs) const {
+  double* out = regs + std::size_t(ins.out) * kBlock;
+  Values a{}, b{};
+  if (!ins.args.empty()) a = values_of(ins.args[0], in, regs);
+  if (ins.args.size() > 1) b = values_of(ins.args[1], in, regs);
+  switch (ins.op) {
+    case Op::le: return binary(n, a, b, out, [](double u, double v) { return double(u <= v); });
+    case Op::ge: return binary(n, a, b, out, [](double u, double v) { return double(u >= v); });
+    case Op::neq: return binary(n, a, b, out, [](double u, double v) { return double(u != v); });
+    case Op::eq: return binary(n, a, b, out, [](double u, double v) { return double(u == v); });
+    case Op::lt: return binary(n, a, b, out, [](double u, double v) { return double(u < v); });
+    case Op::gt: return binary(n, a, b, out, [](double u, double v) { return double(u > v); });
+    case Op::add: return binary(n, a, b, out, [](double u, double v) { return u + v; });
+    case Op::sub: return binary(n, a, b, out, [](double u, double v) { return u - v; });
+    case Op::mul: return binary(n, a, b, out, [](double u, double v) { return u * v; });
+    case Op::div: return binary(n, a, b, out, [](double u, double v) { return u / v; });
+    case Op::pow: return binary(n, a, b, out, [](double u, double v) { return mu::MathImpl<double>::Pow(u, v); });
+    case Op::land: return binary(n, a, b, out, [](double u, double v) { return double(u && v); });
+    case Op::lor: return binary(n, a, b, out, [](double u, double v) { return double(u || v); });
+    case Op::pow2: return unary(n, a, out, [](double u) { return u * u; });
+    case Op::pow3: return unary(n, a, out, [](double u) { return u * u * u; });
+    case Op::pow4: return unary(n, a, out, [](double u) { return u * u * u * u; });
+    case Op::select: {
+      const Values c = values_of(ins.args[2], in, regs);
+      for (int p = 0; p < n; ++p) out[p] = a.at(p) != 0 ? b.at(p) : c.at(p);  // muparser: else when 0
+      return;
+    }
+    case Op::call:
+    case Op::call_variadic: {
+      // Per point: functions (rnd) need not give one value for equal arguments.
+      const int count = int(ins.args.size());
+      Values args[kMaxArgs];
+      for (int k = 0; k < count; ++k) args[k] = values_of(ins.args[std::size_t(k)], in, regs);
+      double at[kMaxArgs];
+      for (int p = 0; p < n; ++p) {
+        for (int k = 0; k < count; ++k) at[k] = args[k].at(p);
+        out[p] = ins.op == Op::call ? kCallers[count](ins.fun, at) : ins.fun.call_multfun(at, count);
+      }
+      return;
+    }
+  }
+}
+
+void BlockProgram::run(int n, const Expression::Input* in, double* regs, double* out) const {
+  for (const Instruction& ins : code_) execute(ins, n, in, regs);
+  const Values r = values_of(result_, in, regs);
+  for (int p = 0; p < n; ++p) out[p] = r.at(p);
+}
+
 }  // namespace
 
 struct Expression::Impl {
@@ -34,6 +263,18 @@ struct Expression::Impl {
   double x = 0, y = 0, z = 0, t = 0;
   std::vector<double> vars;
   Constants constants;  // muparser keeps pointers to these
+  std::optional<BlockProgram> block;  // null: eval_block evaluates point by point
+  std::vector<double> registers;      // block->registers() x kBlock
+
+  // The eval_block input that muparser's variable at `address` reads: x, y, z, t, then vars.
+  int input_of(const double* address) const {
+    const double* const fixed[] = {&x, &y, &z, &t};
+    for (int k = 0; k < 4; ++k)
+      if (address == fixed[k]) return k;
+    for (std::size_t k = 0; k < vars.size(); ++k)
+      if (address == &vars[k]) return 4 + int(k);
+    return -1;
+  }
 };
 
 Expression::Expression() : Expression("0", {}) {}
@@ -69,6 +310,8 @@ Expression::Expression(const std::string& text, const Constants& constants, cons
       else if (name == "x" || name == "y" || name == "z") uses_xyz_ = true;
       else uses_vars_ = true;
     }
+    impl_->block = BlockProgram::compile(p.GetByteCode(), [&](const double* a) { return impl_->input_of(a); });
+    if (impl_->block) impl_->registers.assign(std::size_t(impl_->block->registers()) * kBlock, 0.0);
   } catch (const mu::Parser::exception_type& e) {
     throw Error("cannot parse expression '" + text + "': " + e.GetMsg() +
                 " (variables: " + listed + "; constants: pi, e and those under 'constants:')");
@@ -107,6 +350,18 @@ double Expression::eval(double x, double y, double z, double t, const double* va
   return (*this)(x, y, z, t);
 }
 
+void Expression::eval_block(int n, const Input* in, double* out) const {
+  if (impl_->block) {
+    impl_->block->run(n, in, impl_->registers.data(), out);
+    return;
+  }
+  auto at = [&](int k, int p) { return in[k].values[in[k].uniform ? 0 : p]; };
+  for (int p = 0; p < n; ++p) {
+    for (std::size_t k = 0; k < impl_->vars.size(); ++k) impl_->vars[k] = at(4 + int(k), p);
+    out[p] = (*this)(at(0, p), at(1, p), at(2, p), at(3, p));
+  }
+}
+
 template <class T>
 void Expression::fill(const Grid& g, double t, T* out) const {
   if (is_constant()) {
@@ -117,11 +372,24 @@ void Expression::fill(const Grid& g, double t, T* out) const {
 #pragma omp parallel
   {
     const Expression local(*this);
+    const double zero = 0;  // the further variables, as eval() leaves them
+    std::vector<Input> in(4 + variables_.size(), Input{&zero, true});
+    double x[kBlock], values[kBlock];
 #pragma omp for collapse(2) schedule(static)
     for (index_t k = 0; k < g.n[2]; ++k)
-      for (index_t j = 0; j < g.n[1]; ++j)
-        for (index_t i = 0; i < g.n[0]; ++i)
-          out[g.index(i, j, k)] = T(local(g.coord(0, i), g.coord(1, j), g.coord(2, k), t));
+      for (index_t j = 0; j < g.n[1]; ++j) {
+        const double y = g.coord(1, j), z = g.coord(2, k);
+        in[0] = {x, false};
+        in[1] = {&y, true};
+        in[2] = {&z, true};
+        in[3] = {&t, true};
+        for (index_t i0 = 0; i0 < g.n[0]; i0 += kBlock) {
+          const int n = int(std::min<index_t>(kBlock, g.n[0] - i0));
+          for (int p = 0; p < n; ++p) x[p] = g.coord(0, i0 + p);
+          local.eval_block(n, in.data(), values);
+          for (int p = 0; p < n; ++p) out[g.index(i0 + p, j, k)] = T(values[p]);
+        }
+      }
   }
 }
 

@@ -2,7 +2,9 @@
 // Expressions (namespace tridsim) of x, y, z, t and the deck's named constants
 // ("sin(pi*x)*exp(-k*t)"), evaluated with muparser. Parsing errors become DeckErrors at the deck
 // line that holds them. An expression may name further variables (e.g. the species of a reaction,
-// "u*v^2"): their values are passed to eval() in the order given at construction.
+// "u*v^2"): their values are passed to eval() in the order given at construction. eval_block()
+// evaluates the same parsed formula at up to kBlock points per call, each step of muparser's
+// bytecode over all of them, so that the interpreter's cost per token is paid once per block.
 #include <map>
 #include <memory>
 #include <string>
@@ -33,13 +35,26 @@ class Expression {
   double operator()(double x, double y, double z, double t) const;
   // With the further variables' values, vars[k] for variables()[k].
   double eval(double x, double y, double z, double t, const double* vars) const;
+
+  // At most this many points per eval_block() call.
+  static constexpr int kBlock = 256;
+  // One input of eval_block(): n values (one per point), or one value for every point (uniform).
+  struct Input {
+    const double* values;
+    bool uniform;
+  };
+  // out[p] for points p = 0..n-1 (n <= kBlock): in[0..3] are x, y, z, t, then variables()[k] at
+  // in[4 + k]. Equal bit for bit to eval() point by point.
+  void eval_block(int n, const Input* in, double* out) const;
+
   const std::string& text() const { return text_; }
+  const std::vector<std::string>& variables() const { return variables_; }
   const Constants& constants() const { return constants_; }
   bool uses_time() const { return uses_t_; }
   bool uses_space() const { return uses_xyz_; }
   bool is_constant() const { return !uses_t_ && !uses_xyz_ && !uses_vars_; }
 
-  // Evaluate at every node of `grid` at time t (OpenMP, one parser per thread).
+  // Evaluate at every node of `grid` at time t (OpenMP, one parser per thread, blocks of x).
   template <class T>
   void fill(const Grid& grid, double t, T* out) const;
 

@@ -53,6 +53,42 @@ double noise(std::uint64_t seed, std::uint64_t node, std::uint64_t species) {
   return double(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
+// The nodes of [first, last) off the Dirichlet faces (fixed) into b, their indices into nodes, and
+// their coordinates where the reactions use them; the rest of the block repeats its first node, so
+// that every value evaluated is one of the deck's. (Node indices step from the first's, x fastest:
+// no division per node; the grid is copied so that its spacings stay in registers.)
+template <class T>
+void gather_block(const rd::Reactions& reactions, const rd::Lattice<T>& lattice, const Grid& grid,
+                  const std::vector<unsigned char>& fixed, const T* u, int m, index_t first, index_t last,
+                  rd::NodeBlock& b, index_t* nodes) {
+  const Grid g = grid;
+  const bool coordinates = reactions.uses_space();
+  index_t ijk[3];
+  lattice.indices(first, ijk);
+  b.n = 0;
+  for (index_t o = first; o < last; ++o) {
+    if (fixed.empty() || !fixed[std::size_t(o)]) {
+      const int p = b.n++;
+      nodes[p] = o;
+      if (coordinates) {
+        b.x.at[p] = g.coord(0, ijk[0]);
+        b.y.at[p] = g.coord(1, ijk[1]);
+        b.z.at[p] = g.coord(2, ijk[2]);
+      }
+      for (int k = 0; k < m; ++k) b.v[k].at[p] = double(u[o * m + k]);
+    }
+    if (++ijk[0] == lattice.n[0]) {
+      ijk[0] = 0;
+      if (++ijk[1] == lattice.n[1]) ijk[1] = 0, ++ijk[2];
+    }
+  }
+  for (int p = b.n; p < rd::kBlock && b.n > 0; ++p) {
+    if (coordinates)
+      for (rd::Lanes* l : {&b.x, &b.y, &b.z}) l->at[p] = l->at[0];
+    for (int k = 0; k < m; ++k) b.v[k].at[p] = b.v[k].at[0];
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -476,7 +512,8 @@ void ReactionDiffusionModule<T>::wait() {
 #endif
 }
 
-// Reactions over tau from t at every node not on a Dirichlet face (one muparser copy per thread).
+// Reactions over tau from t at every node not on a Dirichlet face, a block of nodes at a time (one
+// muparser copy per thread).
 template <class T>
 void ReactionDiffusionModule<T>::react(double t, double tau) {
   if (reactions_.zero()) return;
@@ -485,43 +522,42 @@ void ReactionDiffusionModule<T>::react(double t, double tau) {
 #pragma omp parallel
   {
     const rd::Reactions local(reactions_);
-    double v[kMaxSpecies];
+    rd::NodeBlock b;
+    index_t nodes[rd::kBlock];
 #pragma omp for schedule(static)
-    for (index_t o = 0; o < N; ++o) {
-      if (!fixed_.empty() && fixed_[std::size_t(o)]) continue;
-      index_t ijk[3];
-      lattice_.indices(o, ijk);
-      for (int k = 0; k < m_; ++k) v[k] = double(u[o * m_ + k]);
-      local.advance(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t, tau, substeps_);
-      for (int k = 0; k < m_; ++k) u[o * m_ + k] = T(v[k]);
+    for (index_t first = 0; first < N; first += rd::kBlock) {
+      gather_block(local, lattice_, g_, fixed_, u, m_, first, std::min(N, first + rd::kBlock), b, nodes);
+      if (b.n == 0) continue;
+      local.advance(b, t, tau, substeps_);
+      for (int p = 0; p < b.n; ++p)
+        for (int k = 0; k < m_; ++k) u[nodes[p] * m_ + k] = T(b.v[k].at[p]);
     }
   }
 }
 
-// R and its Jacobian at every node at time t (zero on Dirichlet faces).
+// R and its Jacobian at every node at time t (zero on Dirichlet faces), a block of nodes at a time.
 template <class T>
 void ReactionDiffusionModule<T>::linearize(double t) {
   const index_t N = g_.size();
   const int mm = m_ * m_;
+  std::fill(R_.begin(), R_.end(), T(0));
+  std::fill(J_.begin(), J_.end(), T(0));
 #pragma omp parallel
   {
     const rd::Reactions local(reactions_);
-    double v[kMaxSpecies], r[kMaxSpecies], J[kMaxSpecies * kMaxSpecies];
+    rd::NodeBlock b;
+    index_t nodes[rd::kBlock];
+    std::vector<rd::Lanes> r(static_cast<std::size_t>(m_)), J(static_cast<std::size_t>(mm));  // (2 KB each: on the heap)
 #pragma omp for schedule(static)
-    for (index_t o = 0; o < N; ++o) {
-      if (!fixed_.empty() && fixed_[std::size_t(o)]) {
-        std::fill(R_.begin() + o * m_, R_.begin() + (o + 1) * m_, T(0));
-        std::fill(J_.begin() + o * mm, J_.begin() + (o + 1) * mm, T(0));
-        continue;
+    for (index_t first = 0; first < N; first += rd::kBlock) {
+      gather_block(local, lattice_, g_, fixed_, u_.data(), m_, first, std::min(N, first + rd::kBlock), b, nodes);
+      if (b.n == 0) continue;
+      local.linearize(b, t, r.data(), J.data());
+      for (int p = 0; p < b.n; ++p) {
+        const index_t o = nodes[p];
+        for (int k = 0; k < m_; ++k) R_[std::size_t(o * m_ + k)] = T(r[k].at[p]);
+        for (int k = 0; k < mm; ++k) J_[std::size_t(o * mm + k)] = T(J[k].at[p]);
       }
-      index_t ijk[3];
-      lattice_.indices(o, ijk);
-      const double x = g_.coord(0, ijk[0]), y = g_.coord(1, ijk[1]), z = g_.coord(2, ijk[2]);
-      for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
-      local.rates(v, x, y, z, t, r);
-      local.jacobian(v, x, y, z, t, r, J);
-      for (int k = 0; k < m_; ++k) R_[std::size_t(o * m_ + k)] = T(r[k]);
-      for (int k = 0; k < mm; ++k) J_[std::size_t(o * mm + k)] = T(J[k]);
     }
   }
 }

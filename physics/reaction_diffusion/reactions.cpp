@@ -1,6 +1,8 @@
 #include "physics/reaction_diffusion/reactions.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "core/expression_translate.hpp"
 #include "physics/reaction_diffusion/reaction_step.hpp"
@@ -94,6 +96,13 @@ bool Reactions::uses_time() const {
   return false;
 }
 
+bool Reactions::uses_space() const {
+  for (const auto* terms : {&rate_, &jacobian_, &flow_})
+    for (const Expression& e : *terms)
+      if (e.uses_space()) return true;
+  return false;
+}
+
 std::optional<Reactions::Term> Reactions::first_non_finite(const double* v, double x, double y, double z,
                                                            double t) const {
   const int m = species();
@@ -105,16 +114,64 @@ std::optional<Reactions::Term> Reactions::first_non_finite(const double* v, doub
   return std::nullopt;
 }
 
-void Reactions::advance(double* v, double x, double y, double z, double t, double tau, int substeps) const {
+// The one-node formulas of reaction_step.hpp at each node of a block, for rk4 and fd_jacobian over
+// Lanes (found there by argument-dependent lookup).
+namespace {
+double lane(double d, int) { return d; }
+double lane(const Lanes& l, int p) { return l.at[p]; }
+template <class F, class... A>
+Lanes each(F f, const A&... a) {
+  Lanes out;
+  for (int p = 0; p < kBlock; ++p) out.at[p] = f(lane(a, p)...);
+  return out;
+}
+}  // namespace
+
+Lanes rk4_stage(const Lanes& v, double a, const Lanes& k) {
+  return each([](double vp, double ap, double kp) { return rk4_stage(vp, ap, kp); }, v, a, k);
+}
+Lanes rk4_update(const Lanes& v, double h, const Lanes& k1, const Lanes& k2, const Lanes& k3, const Lanes& k4) {
+  return each([](double vp, double hp, double a, double b, double c, double d) { return rk4_update(vp, hp, a, b, c, d); },
+              v, h, k1, k2, k3, k4);
+}
+Lanes fd_shifted(const Lanes& v) {
+  return each([](double vp) { return fd_shifted(vp); }, v);
+}
+Lanes fd_slope(const Lanes& r, const Lanes& r0, const Lanes& w, const Lanes& v) {
+  return each([](double a, double b, double c, double d) { return fd_slope(a, b, c, d); }, r, r0, w, v);
+}
+
+// e at the block's nodes: x, y, z, t, then the first `count` of v as its further variables.
+void Reactions::eval(const Expression& e, const NodeBlock& b, const Lanes* v, int count, double t, Lanes& out) {
+  Expression::Input in[4 + kMaxSpecies + 1] = {{b.x.at, false}, {b.y.at, false}, {b.z.at, false}, {&t, true}};
+  for (int k = 0; k < count; ++k) in[4 + k] = {v[k].at, false};
+  e.eval_block(kBlock, in, out.at);
+}
+
+void Reactions::rates(const NodeBlock& b, const Lanes* v, double t, Lanes* out) const {
+  for (std::size_t i = 0; i < rate_.size(); ++i) eval(rate_[i], b, v, species(), t, out[i]);
+}
+
+void Reactions::advance(NodeBlock& b, double t, double tau, int substeps) const {
   const int m = species();
   if (has_exact_flow()) {
-    double in[kMaxSpecies + 1];
-    for (int i = 0; i < m; ++i) in[i] = v[i];
-    in[m] = tau;
-    for (int i = 0; i < m; ++i) v[i] = flow_[std::size_t(i)].eval(x, y, z, t, in);
+    Lanes in[kMaxSpecies + 1], out[kMaxSpecies];
+    std::copy(b.v, b.v + m, in);
+    std::fill(std::begin(in[m].at), std::end(in[m].at), tau);
+    for (int i = 0; i < m; ++i) eval(flow_[std::size_t(i)], b, in, m + 1, t, out[i]);
+    std::copy(out, out + m, b.v);
     return;
   }
-  rk4(m, v, t, tau, substeps, [&](const double* w, double tt, double* out) { rates(w, x, y, z, tt, out); });
+  rk4(m, b.v, t, tau, substeps, [&](const Lanes* w, double tt, Lanes* out) { rates(b, w, tt, out); });
+}
+
+void Reactions::linearize(const NodeBlock& b, double t, Lanes* r, Lanes* J) const {
+  rates(b, b.v, t, r);
+  if (has_jacobian()) {
+    for (std::size_t i = 0; i < jacobian_.size(); ++i) eval(jacobian_[i], b, b.v, species(), t, J[i]);
+    return;
+  }
+  fd_jacobian(species(), b.v, t, r, [&](const Lanes* w, double tt, Lanes* out) { rates(b, w, tt, out); }, J);
 }
 
 std::string Reactions::device_source(const std::string& T) const {
