@@ -81,10 +81,11 @@ def main():
             vectors = [xp.asarray(x.reshape(line)) for x in (a, b, c)]
             d = xp.asarray(np.random.default_rng(0).uniform(-1, 1, shape).astype(dtype))
             cases = {
-                "uniform": (2, lambda alg, chk: M.solve(d, axis=axis, algorithm=alg, check=chk)),
+                "uniform": (2, lambda alg, chk: M.solve(d, axis=axis, algorithm=alg, check=chk, overwrite_d=True)),
                 "uniform-vectors": (2, lambda alg, chk: tridsim.solve_lines(*vectors, d, axis=axis, algorithm=alg,
-                                                                            check=chk)),
-                "arrays": (5, lambda alg, chk: tridsim.solve_lines(*full, d, axis=axis, algorithm=alg, check=chk)),
+                                                                            check=chk, overwrite_d=True)),
+                "arrays": (5, lambda alg, chk: tridsim.solve_lines(*full, d, axis=axis, algorithm=alg, check=chk,
+                                                                overwrite_d=True)),
             }
             for source, (words, solve) in cases.items():
                 for alg in algorithms:

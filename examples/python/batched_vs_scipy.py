@@ -26,7 +26,7 @@ d = rng.uniform(-1, 1, shape)
 
 x = d.copy()
 t0 = time.perf_counter()
-tridsim.solve_lines(a, b, c, x, axis=1)  # in place: x becomes the solution
+tridsim.solve_lines(a, b, c, x, axis=1, overwrite_d=True)  # in place: x becomes the solution
 ours = time.perf_counter() - t0
 
 k = min(args.scipy_lines, args.lines)

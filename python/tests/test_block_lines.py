@@ -43,10 +43,12 @@ def test_stored_blocks_every_axis(rng, dtype, m, grid):
         expected = dense_reference(a, b, c, d0, axis)
         for pivoting in ("partial", "none"):
             d = d0.copy()
-            assert tridsim.solve_block_lines(a, b, c, d, axis=axis, pivoting=pivoting) is d
+            assert tridsim.solve_block_lines(a, b, c, d, axis=axis, pivoting=pivoting, overwrite_d=True) is d
             assert np.abs(d - expected).max() < tol
-        f = np.asfortranarray(d0)  # not C-contiguous: solved through a copy
-        tridsim.solve_block_lines(a, b, c, f, axis=axis)
+            x = tridsim.solve_block_lines(a, b, c, d0, axis=axis, pivoting=pivoting)
+            assert x is not d0 and x.dtype == dtype and np.array_equal(x, d)
+        f = np.asfortranarray(d0)  # not C-contiguous: solved through a copy, copied back
+        tridsim.solve_block_lines(a, b, c, f, axis=axis, overwrite_d=True)
         assert np.abs(f - expected).max() < tol
 
 
@@ -56,12 +58,10 @@ def test_shared_blocks_are_factored_once(rng, m):
     a, b, c = dominant_blocks(rng, (10,), m, np.float64)  # one block per row, every line
     shared = [x[:, None, :, :] for x in (a, b, c)]      # broadcasts along axis 1 only
     d0 = rng.uniform(-1, 1, grid + (m,))
-    d = d0.copy()
-    tridsim.solve_block_lines(*shared, d, axis=axis)
-    assert np.abs(d - dense_reference(*shared, d0, axis)).max() < 1e-12
-    d = d0.copy()
-    tridsim.solve_block_lines(a[0], b[0], c[0], d, axis=2)  # (m, m): the same block on every row
-    assert np.abs(d - dense_reference(a[0], b[0], c[0], d0, 2)).max() < 1e-12
+    x = tridsim.solve_block_lines(*shared, d0, axis=axis)
+    assert np.abs(x - dense_reference(*shared, d0, axis)).max() < 1e-12
+    x = tridsim.solve_block_lines(a[0], b[0], c[0], d0, axis=2)  # (m, m): the same block on every row
+    assert np.abs(x - dense_reference(a[0], b[0], c[0], d0, 2)).max() < 1e-12
 
 
 def test_pivoting_needed(rng):
@@ -71,9 +71,8 @@ def test_pivoting_needed(rng):
     c = rng.uniform(-0.25, 0.25, (3, 6, 2, 2))
     a[:, 1:, 0, :] = c[:, :, 0, :] = 0  # the first row of each block row: B's (0, 1) entry only
     d0 = rng.uniform(-1, 1, (3, 6, 2))
-    d = d0.copy()
-    tridsim.solve_block_lines(a, b, c, d, axis=1, pivoting="partial")
-    assert np.abs(d - dense_reference(a, b, c, d0, 1)).max() < 1e-12
+    x = tridsim.solve_block_lines(a, b, c, d0, axis=1, pivoting="partial")
+    assert np.abs(x - dense_reference(a, b, c, d0, 1)).max() < 1e-12
     with pytest.raises(tridsim.SingularMatrixError, match="singular pivot block"):
         tridsim.solve_block_lines(a, b, c, d0.copy(), axis=1, pivoting="none")
 
@@ -88,3 +87,26 @@ def test_bad_block_arguments():
         tridsim.solve_block_lines(1, 2, 1, np.zeros(5))
     with pytest.raises(ValueError, match="CUDA arrays only"):
         tridsim.solve_block_lines(np.eye(2) + np.zeros((4, 5, 2, 2)), 4 * np.eye(2), np.eye(2), d, algorithm="work-sharing")
+
+
+def test_axis_convention_is_solve_lines_one(rng):
+    """axis counts the grid's axes as solve_lines counts d's: -1 (the default) is the last grid
+    axis (d's last axis holds the m-vectors)."""
+    a, b, c = dominant_blocks(rng, (4, 7), 2, np.float64)
+    d0 = rng.uniform(-1, 1, (4, 7, 2))
+    x = tridsim.solve_block_lines(a, b, c, d0)
+    assert np.array_equal(x, tridsim.solve_block_lines(a, b, c, d0, axis=1))
+    assert np.abs(x - dense_reference(a, b, c, d0, 1)).max() < 1e-12
+    assert np.array_equal(tridsim.solve_block_lines(a, b, c, d0, axis=-2), tridsim.solve_block_lines(a, b, c, d0, axis=0))
+
+
+def test_array_likes_and_types():
+    eye = [[1, 0], [0, 1]]
+    x = tridsim.solve_block_lines(0, [[2, 0], [0, 4]], 0, [[2, 4], [6, 8]])  # lists and integers: float64
+    assert x.dtype == np.float64 and x.tolist() == [[1.0, 1.0], [3.0, 2.0]]
+    with pytest.raises(TypeError, match=r"d is complex \(complex128\)"):
+        tridsim.solve_block_lines(0, eye, 0, np.ones((3, 2), complex))
+    with pytest.raises(TypeError, match="b is complex"):
+        tridsim.solve_block_lines(0, np.eye(2) * 1j, 0, np.ones((3, 2)))
+    with pytest.raises(TypeError, match="overwrite_d=True"):
+        tridsim.solve_block_lines(0, eye, 0, [[2, 4], [6, 8]], overwrite_d=True)

@@ -40,13 +40,14 @@ def test_cupy_matches_numpy(rng, dtype, shape, check):
     for axis in range(len(shape)):
         for coefficients in [(a, b, c), (-1.0, b, -1.0), (-1.0, 2.5, -1.0)]:
             host = d0.copy()
-            tridsim.solve_lines(*coefficients, host, axis=axis)
+            tridsim.solve_lines(*coefficients, host, axis=axis, overwrite_d=True)
             gpu_coefficients = [cupy.asarray(x) if isinstance(x, np.ndarray) else x for x in coefficients]
             for name, d in gpu_layouts(d0):
                 for algorithm in GPU_ALGORITHMS:
                     d[...] = cupy.asarray(d0)
                     try:
-                        tridsim.solve_lines(*gpu_coefficients, d, axis=axis, algorithm=algorithm, check=check)
+                        tridsim.solve_lines(*gpu_coefficients, d, axis=axis, algorithm=algorithm, check=check,
+                                            overwrite_d=True)
                     except ValueError as e:  # a length limit of that algorithm: said, not crashed
                         assert algorithm in str(e), e
                         continue
@@ -57,10 +58,10 @@ def test_cupy_matches_numpy(rng, dtype, shape, check):
 def test_cupy_in_place_only_algorithms(rng):
     d0 = rng.uniform(-1, 1, (64, 128))
     host = d0.copy()
-    tridsim.solve_lines(-1.0, 3.0, -1.0, host, axis=1)
+    tridsim.solve_lines(-1.0, 3.0, -1.0, host, axis=1, overwrite_d=True)
     for algorithm in ["thomas-shuffle", "cusparse"]:
         d = cupy.asarray(d0)
-        tridsim.solve_lines(-1.0, 3.0, -1.0, d, axis=1, algorithm=algorithm, check=False)
+        tridsim.solve_lines(-1.0, 3.0, -1.0, d, axis=1, algorithm=algorithm, check=False, overwrite_d=True)
         assert np.abs(cupy.asnumpy(d) - host).max() < 1e-12
         with pytest.raises(ValueError, match="check=True"):
             tridsim.solve_lines(-1.0, 3.0, -1.0, d, axis=1, algorithm=algorithm)
@@ -70,8 +71,9 @@ def test_cupy_uniform_matrix_and_errors(rng):
     M = tridsim.UniformMatrix(-1.0, 2.0 + rng.uniform(0, 1, 50), -1.0)
     d0 = rng.uniform(-1, 1, (50, 20))
     host, dev = d0.copy(), cupy.asarray(d0)
-    M.solve(host, axis=0)
-    M.solve(dev, axis=0)
+    M.solve(host, axis=0, overwrite_d=True)
+    assert M.solve(dev, axis=0) is not dev  # a new array on the GPU, as on the CPU
+    M.solve(dev, axis=0, overwrite_d=True)
     assert np.abs(cupy.asnumpy(dev) - host).max() < 1e-12
     b = cupy.full((4, 6), 3.0)
     b[2, 3] = 0.0
@@ -87,9 +89,9 @@ def test_cuda_array_interface_and_dlpack(rng):
     torch = pytest.importorskip("torch")
     d0 = rng.uniform(-1, 1, (30, 40))
     host = d0.copy()
-    tridsim.solve_lines(-1.0, 3.0, -1.0, host, axis=0)
+    tridsim.solve_lines(-1.0, 3.0, -1.0, host, axis=0, overwrite_d=True)
     t = torch.tensor(d0, device="cuda")
-    tridsim.solve_lines(-1.0, 3.0, -1.0, t, axis=0)  # __cuda_array_interface__: in place, no copy
+    tridsim.solve_lines(-1.0, 3.0, -1.0, t, axis=0, overwrite_d=True)  # __cuda_array_interface__: in place
     torch.cuda.synchronize()
     assert np.abs(t.cpu().numpy() - host).max() < 1e-12
 
@@ -103,7 +105,7 @@ def test_cuda_array_interface_and_dlpack(rng):
         def __dlpack_device__(self):
             return self.x.__dlpack_device__()
     u = torch.tensor(d0, device="cuda")
-    tridsim.solve_lines(-1.0, 3.0, -1.0, OnlyDLPack(u), axis=0)
+    tridsim.solve_lines(-1.0, 3.0, -1.0, OnlyDLPack(u), axis=0, overwrite_d=True)
     torch.cuda.synchronize()
     assert np.abs(u.cpu().numpy() - host).max() < 1e-12
 
@@ -115,14 +117,15 @@ def test_cupy_block_lines(rng, m):
     d0 = rng.uniform(-1, 1, grid + (m,))
     for axis in range(3):
         host = d0.copy()
-        tridsim.solve_block_lines(a, b, c, host, axis=axis)
+        tridsim.solve_block_lines(a, b, c, host, axis=axis, overwrite_d=True)
         for algorithm in ["auto", "work-sharing", "block-pcr"] + (["thread-per-system"] if m <= 4 else []):
             d = cupy.asarray(d0)
-            tridsim.solve_block_lines(*(cupy.asarray(x) for x in (a, b, c)), d, axis=axis, algorithm=algorithm)
+            tridsim.solve_block_lines(*(cupy.asarray(x) for x in (a, b, c)), d, axis=axis, algorithm=algorithm,
+                                      overwrite_d=True)
             assert np.abs(cupy.asnumpy(d) - host).max() < 1e-11, (axis, algorithm)
         shared = [cupy.asarray(x[0, :, 0]) for x in (a, b, c)]  # (64, m, m): one matrix along axis 1
         host = d0.copy()
-        tridsim.solve_block_lines(*(cupy.asnumpy(x)[None, :, None] for x in shared), host, axis=1)
+        tridsim.solve_block_lines(*(cupy.asnumpy(x)[None, :, None] for x in shared), host, axis=1, overwrite_d=True)
         d = cupy.asarray(d0)
-        tridsim.solve_block_lines(*(x[None, :, None] for x in shared), d, axis=1)
+        tridsim.solve_block_lines(*(x[None, :, None] for x in shared), d, axis=1, overwrite_d=True)
         assert np.abs(cupy.asnumpy(d) - host).max() < 1e-11

@@ -1,4 +1,6 @@
 """tridsim.solve_lines and tridsim.UniformMatrix on NumPy arrays, against SciPy's banded solver."""
+import os
+import subprocess
 import threading
 
 import numpy as np
@@ -42,12 +44,13 @@ def test_full_coefficients_every_axis_and_layout(rng, dtype, shape):
         expected = banded_reference(a, b, c, d0, axis)
         for name, d in layouts(d0):
             for cname, coeffs in [("C", (a, b, c)), ("F", tuple(np.asfortranarray(x) for x in (a, b, c)))]:
-                out = tridsim.solve_lines(*coeffs, d, axis=axis)
-                assert out is d
-                assert d.dtype == dtype
-                err = np.abs(d - expected).max() / max(1, np.abs(expected).max())
-                assert err < tolerance(dtype), (name, cname, axis, err)
-                d[...] = d0
+                for overwrite_d in (False, True):
+                    out = tridsim.solve_lines(*coeffs, d, axis=axis, overwrite_d=overwrite_d)
+                    assert (out is d) == overwrite_d and out.dtype == dtype
+                    err = np.abs(out - expected).max() / max(1, np.abs(expected).max())
+                    assert err < tolerance(dtype), (name, cname, axis, overwrite_d, err)
+                    assert np.array_equal(d, out if overwrite_d else d0)
+                    d[...] = d0
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -59,10 +62,9 @@ def test_broadcast_coefficients(rng, dtype):
     cases = [(-1.0, 4.0, -1.0), (-1, per_line, -1), (per_row, 4.0, np.float32(-0.5)),
              (per_row, per_line + 0 * d0, per_row), (0.5, 3 + rng.uniform(0, 1, shape), per_row)]
     for a, b, c in cases:
-        d = d0.copy()
-        tridsim.solve_lines(a, b, c, d, axis=1)
+        x = tridsim.solve_lines(a, b, c, d0, axis=1)
         expected = banded_reference(a, b, c, d0, 1)
-        assert np.abs(d - expected).max() < 10 * tolerance(dtype)
+        assert np.abs(x - expected).max() < 10 * tolerance(dtype)
 
 
 @pytest.mark.parametrize("algorithm", ["auto", "thomas", "pcr", "cr"])
@@ -71,22 +73,20 @@ def test_algorithms(rng, algorithm):
     a, b, c = dominant_rows(rng, shape, np.float64)
     d0 = rng.uniform(-1, 1, shape)
     for axis in range(3):
-        d = d0.copy()
-        tridsim.solve_lines(a, b, c, d, axis=axis, algorithm=algorithm)
-        assert np.abs(d - banded_reference(a, b, c, d0, axis)).max() < 1e-12
-        d = d0.copy()
-        tridsim.solve_lines(-1, 2.5, -1, d, axis=axis, algorithm=algorithm)
-        assert np.abs(d - banded_reference(-1, 2.5, -1, d0, axis)).max() < 1e-12
+        x = tridsim.solve_lines(a, b, c, d0, axis=axis, algorithm=algorithm)
+        assert np.abs(x - banded_reference(a, b, c, d0, axis)).max() < 1e-12
+        x = tridsim.solve_lines(-1, 2.5, -1, d0, axis=axis, algorithm=algorithm)
+        assert np.abs(x - banded_reference(-1, 2.5, -1, d0, axis)).max() < 1e-12
 
 
 def test_end_entries_are_not_read(rng):
     a, b, c = dominant_rows(rng, (4, 10), np.float64)
     d0 = rng.uniform(-1, 1, (4, 10))
-    x1, x2 = d0.copy(), d0.copy()
-    tridsim.solve_lines(a, b, c, x1, axis=1)
+    x1 = tridsim.solve_lines(a, b, c, d0, axis=1)
     a[:, 0], c[:, -1] = np.nan, np.inf
-    tridsim.solve_lines(a, b, c, x2, axis=1)
-    assert np.array_equal(x1, x2)
+    assert np.array_equal(x1, tridsim.solve_lines(a, b, c, d0, axis=1))
+    assert tridsim.solve_lines([np.nan, 2.0], 2.0, [3.0, np.inf], [4.0, 10.0]).tolist() == [11.0, -6.0]
+    assert tridsim.solve_lines(np.nan, 2.0, np.inf, [4.0]).tolist() == [2.0]  # one row reads b only
 
 
 def test_uniform_matrix_reused(rng):
@@ -99,8 +99,9 @@ def test_uniform_matrix_reused(rng):
         for dtype in DTYPES:
             d0 = rng.uniform(-1, 1, shape).astype(dtype)
             d = d0.copy()
-            assert M.solve(d, axis=axis) is d
+            assert M.solve(d, axis=axis, overwrite_d=True) is d
             assert np.abs(d - banded_reference(-1.0, b, -1.0, d0, axis)).max() < 10 * tolerance(dtype)
+            assert np.array_equal(M.solve(d0, axis=axis), d) and np.array_equal(d0, d0.copy())
     with pytest.raises(ValueError, match="64 rows"):
         M.solve(np.zeros((3, 65)))
 
@@ -116,17 +117,16 @@ def test_singular_lines_raise():
     assert issubclass(tridsim.SingularMatrixError, np.linalg.LinAlgError)
     with pytest.raises(tridsim.SingularMatrixError):
         tridsim.solve_lines(-1.0, 4.0, -1.0, np.array([1.0, np.nan, 2.0]))
-    d = np.array([1.0, np.nan, 2.0])
-    tridsim.solve_lines(-1.0, 4.0, -1.0, d, check=False)  # no check: no error, NaNs stay
-    assert np.isnan(d).any()
+    x = tridsim.solve_lines(-1.0, 4.0, -1.0, [1.0, np.nan, 2.0], check=False)  # no check: no error, NaNs stay
+    assert np.isnan(x).any()
 
 
 def test_bad_arguments():
     d = np.zeros((4, 5))
-    with pytest.raises(TypeError, match="float32 or float64"):
-        tridsim.solve_lines(1, 4, 1, np.zeros((4, 5), dtype=np.int64))
-    with pytest.raises(TypeError, match="NumPy array"):
-        tridsim.solve_lines(1, 4, 1, [[1.0, 2.0]])
+    with pytest.raises(TypeError, match="overwrite_d=True solves it in place, so it must be float32 or float64"):
+        tridsim.solve_lines(1, 4, 1, np.zeros((4, 5), dtype=np.int64), overwrite_d=True)
+    with pytest.raises(TypeError, match="NumPy array.*overwrite_d=True.*not list"):
+        tridsim.solve_lines(1, 4, 1, [[1.0, 2.0]], overwrite_d=True)
     with pytest.raises(ValueError, match="dimensions"):
         tridsim.solve_lines(1, 4, 1, np.zeros((2, 2, 2, 2)))
     with pytest.raises(ValueError, match="axis 2 is out of range"):
@@ -137,23 +137,27 @@ def test_bad_arguments():
         tridsim.solve_lines(1j, 4, 1, d)
     with pytest.raises(TypeError, match="real numbers"):
         tridsim.solve_lines(np.ones(5, dtype=complex), 4, 1, d)
+    r = np.zeros(5)
+    r.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
-        r = np.zeros(5)
-        r.flags.writeable = False
-        tridsim.solve_lines(1, 4, 1, r)
+        tridsim.solve_lines(1, 4, 1, r, overwrite_d=True)
+    assert tridsim.solve_lines(1, 4, 1, r).flags.writeable  # a new array
     with pytest.raises(ValueError, match="CUDA arrays only"):
         tridsim.solve_lines(1, 4, 1, d, algorithm="thomas-pcr")
     with pytest.raises(ValueError, match="not known"):
         tridsim.solve_lines(1, 4, 1, d, algorithm="gauss")
     with pytest.raises(ValueError, match="n must be given"):
         tridsim.UniformMatrix(1.0, 4.0, 1.0)
+    with pytest.raises(TypeError, match="n must be an int"):
+        tridsim.UniformMatrix(1.0, 4.0, 1.0, n=4.0)
+    with pytest.raises(TypeError, match="a must hold real numbers"):
+        tridsim.solve_lines("1", 4, 1, d)
 
 
 def test_empty_and_single_row():
-    tridsim.solve_lines(1, 4, 1, np.zeros((0, 5)))
-    d = np.array([[2.0], [6.0]])
-    tridsim.solve_lines(9.0, np.array([[2.0], [3.0]]), 9.0, d, axis=1)
-    assert np.array_equal(d, [[1.0], [2.0]])
+    assert tridsim.solve_lines(1, 4, 1, np.zeros((0, 5))).shape == (0, 5)
+    x = tridsim.solve_lines(9.0, np.array([[2.0], [3.0]]), 9.0, [[2.0], [6.0]], axis=1)
+    assert np.array_equal(x, [[1.0], [2.0]])
 
 
 def test_threads_share_the_solver(rng):
@@ -161,10 +165,50 @@ def test_threads_share_the_solver(rng):
     a, b, c = dominant_rows(rng, (64, 200), np.float64)
     inputs = [rng.uniform(-1, 1, (64, 200)) for _ in range(4)]
     outputs = [x.copy() for x in inputs]
-    threads = [threading.Thread(target=tridsim.solve_lines, args=(a, b, c, x), kwargs={"axis": 1}) for x in outputs]
+    threads = [threading.Thread(target=tridsim.solve_lines, args=(a, b, c, x), kwargs={"axis": 1, "overwrite_d": True})
+               for x in outputs]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     for x0, x in zip(inputs, outputs):
         assert np.abs(x - banded_reference(a, b, c, x0, 1)).max() < 1e-12
+
+
+def test_a_new_array_unless_overwrite_d(rng):
+    """SciPy's manners: d is left alone and the solution returned, unless overwrite_d=True."""
+    d0 = rng.uniform(-1, 1, (5, 12))
+    d = d0.copy()
+    x = tridsim.solve_lines(-1.0, 4.0, -1.0, d)
+    assert x is not d and np.array_equal(d, d0) and not np.shares_memory(x, d)
+    assert np.abs(x - banded_reference(-1.0, 4.0, -1.0, d0, 1)).max() < 1e-12
+    assert tridsim.solve_lines(-1.0, 4.0, -1.0, d, overwrite_d=True) is d and np.array_equal(d, x)
+    assert tridsim.UniformMatrix(-1.0, 4.0, -1.0, n=12).solve(d0) is not d0
+
+
+def test_array_likes_are_converted():
+    """Whatever NumPy makes a real array of: lists, integers (solved in float64), float32 kept."""
+    expected = banded_reference(-1.0, 4.0, -1.0, np.array([[1.0, 2, 3, 4], [5, 6, 7, 8]]), 1)
+    for d in ([[1, 2, 3, 4], [5, 6, 7, 8]], np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=np.int32),
+              np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=np.uint8), ((1.0, 2, 3, 4), (5, 6, 7, 8))):
+        x = tridsim.solve_lines(-1, [4, 4, 4, 4], np.int64(-1), d)
+        assert x.dtype == np.float64 and np.abs(x - expected).max() < 1e-12
+    x = tridsim.solve_lines(-1, 4, -1, np.arange(8, dtype=np.float32).reshape(2, 4) + 1)
+    assert x.dtype == np.float32 and np.abs(x - expected).max() < 1e-6
+    assert tridsim.solve_lines(0, True, 0, [True, False]).tolist() == [1.0, 0.0]
+
+
+def test_complex_input_raises_type_error():
+    for args in [(-1, 4, -1, np.ones(4, complex)), (-1, 4, -1, [1j, 2, 3]), (-1j, 4, -1, np.ones(3)),
+                 (-1, np.full(3, 4 + 0j), -1, np.ones(3))]:
+        with pytest.raises(TypeError, match=r"is complex \(complex128\): the solvers take real numbers"):
+            tridsim.solve_lines(*args)
+    with pytest.raises(TypeError, match="c is complex"):
+        tridsim.UniformMatrix(-1, 4, [1j, 1])
+
+
+def test_version():
+    assert isinstance(tridsim.__version__, str) and tridsim.__version__.count(".") == 2
+    exe = os.environ.get("TRIDSIM_EXECUTABLE")
+    if exe:
+        assert tridsim.__version__ in subprocess.run([exe, "--version"], capture_output=True, text=True).stdout

@@ -3,12 +3,15 @@
 
     import numpy as np, tridsim
     d = np.random.rand(1000, 256)
-    tridsim.solve_lines(-1.0, 4.0, -1.0, d, axis=1)      # 1000 systems of 256 rows, in place
+    x = tridsim.solve_lines(-1.0, 4.0, -1.0, d)          # 1000 systems of 256 rows (the last axis)
+    tridsim.solve_lines(-1.0, 4.0, -1.0, d, overwrite_d=True)  # the same, solved in place
 
 Solvers: solve_lines, UniformMatrix (one matrix for every line, factored once),
 solve_block_lines (M x M blocks). Decks: run (fields as NumPy arrays, the summary as a dict),
 check. Errors: TridsimError, DeckError, SingularMatrixError."""
 import os as _os
+
+from ._version import __version__  # noqa: F401 (the build's version: what `tridsim --version` prints)
 
 # As the CLI does: idle OpenMP threads spin briefly, then sleep (libgomp reads this when _core loads).
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:

@@ -16,7 +16,7 @@ def _cupy():
 
 
 def as_solver_array(d, name="d"):
-    """(xp, array): `d` itself as a NumPy or CuPy array (never a copy: it is solved in place)."""
+    """(xp, array): `d` itself as a NumPy or CuPy array (never a copy), or TypeError."""
     if isinstance(d, np.ndarray):
         return np, d
     if hasattr(d, "__cuda_array_interface__"):
@@ -28,17 +28,41 @@ def as_solver_array(d, name="d"):
             return _cupy(), _cupy().from_dlpack(d)
         if kind == _DLPACK_CPU:
             return np, np.from_dlpack(d)
-    raise TypeError("%s must be a NumPy array, a CuPy array or a CUDA array (__cuda_array_interface__ or DLPack), "
-                    "not %s" % (name, type(d).__name__))
+    raise TypeError("%s must be a NumPy array, a CuPy array or a CUDA array (__cuda_array_interface__ or DLPack) "
+                    "to be solved in place (overwrite_d=True), not %s" % (name, type(d).__name__))
 
 
-def check_right_hand_side(xp, d, name="d", ndim=(1, 2, 3)):
-    if d.dtype.type not in _FLOAT_TYPES:
-        raise TypeError("%s must be float32 or float64, not %s" % (name, d.dtype))
-    if d.ndim not in ndim:
-        raise ValueError("%s must have %s dimensions, not %d" % (name, " or ".join(map(str, ndim)), d.ndim))
-    if xp is np and not d.flags.writeable:
-        raise ValueError("%s is read-only; it is solved in place" % name)
+def right_hand_side(d, overwrite_d, ndim, order, name="d"):
+    """(xp, the array to solve and return): d itself with overwrite_d (it must then be a writable
+    float32 or float64 array), else a new dense array in `order` ("K": d's axis order): of any
+    array-like NumPy converts, float32 kept, integers and other real types as float64."""
+    if overwrite_d:
+        xp, x = as_solver_array(d, name)
+        require_real(x, name)
+        if x.dtype.type not in _FLOAT_TYPES:
+            raise TypeError("%s is %s: overwrite_d=True solves it in place, so it must be float32 or float64"
+                            % (name, x.dtype))
+        if xp is np and not x.flags.writeable:
+            raise ValueError("%s is read-only; overwrite_d=True solves it in place" % name)
+    else:
+        try:
+            xp, x = as_solver_array(d, name)
+        except TypeError:  # a list, a scalar, ...: whatever NumPy makes an array of
+            xp, x = np, np.asarray(d)
+        require_real(x, name)
+        x = x.astype(x.dtype if x.dtype.type in _FLOAT_TYPES else np.float64, order=order, copy=True)
+    if x.ndim not in ndim:
+        raise ValueError("%s must have %s dimensions, not %d" % (name, " or ".join(map(str, ndim)), x.ndim))
+    return xp, x
+
+
+def require_real(x, name):
+    """TypeError unless array x holds real numbers (bool, integers or floats)."""
+    if x.dtype.kind == "c":
+        raise TypeError("%s is complex (%s): the solvers take real numbers; solve the real and imaginary parts "
+                        "apart where the matrix is real" % (name, x.dtype))
+    if x.dtype.kind not in "fiub":
+        raise TypeError("%s must hold real numbers, not %s" % (name, x.dtype))
 
 
 def normalize_axis(axis, ndim):

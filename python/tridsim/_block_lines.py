@@ -2,30 +2,32 @@
 import numpy as np
 
 from . import _core
-from ._arrays import address, as_solver_array, check_right_hand_side, normalize_axis
+from ._arrays import address, normalize_axis, right_hand_side
 from ._lines import _as_array, _host, _on_device, _stream
 
 
-def solve_block_lines(a, b, c, d, axis=0, pivoting="partial", algorithm="auto", check=True):
-    """Solve the block-tridiagonal systems along grid axis `axis` of d in place, and return d.
+def solve_block_lines(a, b, c, d, axis=-1, pivoting="partial", algorithm="auto", check=True, overwrite_d=False):
+    """Solve the block-tridiagonal systems along grid axis `axis` of d and return the solutions:
+    a new array, or d itself with overwrite_d=True.
 
-    d has shape grid + (m,): an m-vector at every node of a 1-, 2- or 3-D grid (float32 or
-    float64, NumPy or CUDA arrays as for solve_lines). Every line of nodes along `axis` is one
-    system; block row r reads ``A[r] @ x[r-1] + B[r] @ x[r] + C[r] @ x[r+1] = d[r]`` with m x m
-    blocks, and A[0] and C[n-1] are never read.
+    d has shape grid + (m,): an m-vector at every node of a 1-, 2- or 3-D grid (NumPy or CUDA
+    arrays and array-likes, dtypes as for solve_lines). Every line of nodes along grid axis `axis`
+    is one system; block row r reads ``A[r] @ x[r-1] + B[r] @ x[r] + C[r] @ x[r+1] = d[r]`` with
+    m x m blocks, and A[0] and C[n-1] are never read.
 
-    a, b, c: arrays that broadcast to grid + (m, m) (entry (i, j) of a node's block at [..., i, j]).
-       When none varies across lines (shapes (m, m), or (n, m, m) along the axis), the block
-       matrix is factored once for all lines.
+    axis: a grid axis, counted as solve_lines counts d's axes: -1 (the default) is the grid's
+       last, contiguous in C order (d's last axis holds the m-vectors and is never a grid axis).
+    a, b, c: array-likes that broadcast to grid + (m, m) (entry (i, j) of a node's block at
+       [..., i, j]). When none varies across lines (shapes (m, m), or (n, m, m) along the axis),
+       the block matrix is factored once for all lines from its n blocks.
     pivoting: "partial" (row exchanges inside each pivot block) or "none" (block-diagonally
        dominant matrices).
     algorithm: GPU only: "auto", "thread-per-system", "work-sharing" or "block-pcr".
     check: raise SingularMatrixError when a pivot block is singular or the solution is not
        finite (an extra pass over d).
-
-    C-contiguous d and blocks are solved where they are, other layouts through dense copies."""
-    xp, d = as_solver_array(d)
-    check_right_hand_side(xp, d, ndim=(2, 3, 4))
+    overwrite_d: solve in place: d (then a writable float32 or float64 array) holds the solution
+       and is returned; a d that is not C-contiguous is solved through a dense copy."""
+    xp, d = right_hand_side(d, overwrite_d, (2, 3, 4), "C")
     grid_dims, m = d.ndim - 1, d.shape[-1]
     axis = normalize_axis(axis, grid_dims)
     if d.size == 0:
@@ -66,7 +68,7 @@ def _grid_lines(grid, axis):
 
 
 def _blocks(xp, x, name, d, axis):
-    """(x broadcast to grid + (m, m), or None; the n blocks shared by every line, or None)."""
+    """(x broadcast to grid + (m, m); the n blocks shared by every line, or None)."""
     m, grid = d.shape[-1], d.shape[:-1]
     x = _as_array(xp, x, name, d.dtype)
     try:

@@ -4,8 +4,7 @@ import contextlib
 import numpy as np
 
 from . import _core
-from ._arrays import (address, as_solver_array, check_right_hand_side, compact_like, index_of, line_set,
-                      normalize_axis)
+from ._arrays import (address, compact_like, index_of, line_set, normalize_axis, require_real, right_hand_side)
 
 _SCALAR, _PER_ROW, _FULL = _core.CoefficientMode.scalar, _core.CoefficientMode.per_row, _core.CoefficientMode.full
 
@@ -20,17 +19,20 @@ class UniformMatrix:
     pivot (fine for diagonally dominant or symmetric positive definite matrices)."""
 
     def __init__(self, a, b, c, n=None):
-        host = [np.asarray(_host(x), dtype=np.float64) for x in (a, b, c)]
+        host = [np.asarray(_host(x)) for x in (a, b, c)]
         for name, x in zip("abc", host):
+            require_real(x, name)
             if x.ndim > 1:
                 raise ValueError("%s must be a scalar or one value per row, not of shape %s" % (name, x.shape))
+        if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))):
+            raise TypeError("n must be an int, not %s" % type(n).__name__)
         sizes = {x.size for x in host if x.ndim == 1}
         if len(sizes) > 1 or (n is not None and sizes and n not in sizes):
             raise ValueError("a, b and c have different lengths %s%s" % (sorted(sizes), "" if n is None else " (n = %d)" % n))
         n = n if n is not None else (sizes.pop() if sizes else None)
         if n is None or n < 1:
             raise ValueError("the matrix size n must be given (and at least 1) when a, b and c are all scalars")
-        rows = [np.broadcast_to(x, (n,)).tolist() for x in host]
+        rows = [np.broadcast_to(x.astype(np.float64), (n,)).tolist() for x in host]
         self._lines = _core.UniformLines(*rows)
 
     @property
@@ -38,10 +40,10 @@ class UniformMatrix:
         """The number of rows (the length of the lines it solves)."""
         return self._lines.size
 
-    def solve(self, d, axis=-1, algorithm="auto", check=True):
-        """Solve every line of d along `axis` in place and return d (see solve_lines)."""
-        xp, d = as_solver_array(d)
-        check_right_hand_side(xp, d)
+    def solve(self, d, axis=-1, algorithm="auto", check=True, overwrite_d=False):
+        """Solve every line of d along `axis` and return the solution, a new array unless
+        overwrite_d=True solves d in place (see solve_lines)."""
+        xp, d = right_hand_side(d, overwrite_d, (1, 2, 3), "K")
         axis = normalize_axis(axis, d.ndim)
         if d.shape[axis] != self.size:
             raise ValueError("the matrix has %d rows but the lines of d along axis %d have length %d"
@@ -51,36 +53,39 @@ class UniformMatrix:
                       self._lines.solve_cuda(lines, alg, _stream(xp), check))
 
 
-def solve_lines(a, b, c, d, axis=-1, algorithm="auto", check=True):
-    """Solve the tridiagonal systems along `axis` of d in place, and return d.
+def solve_lines(a, b, c, d, axis=-1, algorithm="auto", check=True, overwrite_d=False):
+    """Solve the tridiagonal systems along `axis` of d and return the solutions: a new array, or
+    d itself with overwrite_d=True.
 
     Every line of d along `axis` (length n) is one system; row r reads
     ``a[r] x[r-1] + b[r] x[r] + c[r] x[r+1] = d[r]``, and a[0] and c[n-1] are never read.
 
-    d: a 1-, 2- or 3-D float32 or float64 array, NumPy (solved on the CPU, threads: OpenMP) or
-       CUDA (CuPy, or anything with __cuda_array_interface__ or DLPack: solved on its GPU, on
-       CuPy's current stream). Any strides and order; layouts with one contiguous axis and the
-       others nested (C or Fortran order, slices of them) are solved where they are, others
-       through a dense copy.
-    a, b, c: scalars or arrays that broadcast to d's shape (NumPy rules), cast to d's dtype.
-       When none varies across lines the matrix is factored once for all lines (as UniformMatrix).
+    d: a 1-, 2- or 3-D array: NumPy or any array-like NumPy converts (solved on the CPU, threads:
+       OpenMP), or CUDA (CuPy, or anything with __cuda_array_interface__ or DLPack: solved on its
+       GPU, on CuPy's current stream). float32 stays float32; integers and other real types are
+       solved in float64; complex d raises TypeError. Any strides and order.
+    axis: the axis the lines run along; -1 (the default), the last, is contiguous in C order.
+    a, b, c: scalars or array-likes that broadcast to d's shape (NumPy rules), cast to d's dtype. When
+       none varies across lines the matrix is factored once for all lines (as UniformMatrix).
     algorithm: "auto" (the fastest measured), or on the CPU "thomas", "pcr", "cr", on the GPU
        "thomas", "thomas-pcr", "thomas-shuffle", "thomas-naive", "pcr", "cusparse".
     check: raise SingularMatrixError when a solution value is not finite (a zero pivot: no
        pivoting is done, so the lines must be, e.g., diagonally dominant; or non-finite input).
        The check is fused into the solve; on the GPU it waits for the solve to finish.
+    overwrite_d: solve in place: d (then a writable float32 or float64 array) holds the solution
+       and is returned. Layouts with one contiguous axis and the others nested (C or Fortran
+       order, slices of them) are solved where they are, others through a dense copy.
 
     The GIL is released while the CPU solves. Raises TypeError for bad types and dtypes,
-    ValueError for shapes and names that do not fit."""
-    xp, d = as_solver_array(d)
-    check_right_hand_side(xp, d)
+    ValueError for values, shapes and names that do not fit."""
+    xp, d = right_hand_side(d, overwrite_d, (1, 2, 3), "K")
     axis = normalize_axis(axis, d.ndim)
     if d.size == 0:
         return d
     coefficients = [_coefficient(xp, x, name, d, axis) for name, x in zip("abc", (a, b, c))]
     if all(mode != _FULL for mode, _ in coefficients):
         rows = [_host(value) for _, value in coefficients]
-        return UniformMatrix(*rows, n=d.shape[axis]).solve(d, axis, algorithm, check)
+        return UniformMatrix(*rows, n=d.shape[axis]).solve(d, axis, algorithm, check, overwrite_d=True)
     if xp is np:
         def run(lines, alg):
             args = [_core.CoefficientArg(mode, address(np, v) if mode != _SCALAR else 0, v if mode == _SCALAR else 0)
@@ -142,11 +147,10 @@ def _layout(xp, d, axis, fulls):
 def _coefficient(xp, x, name, d, axis):
     """(mode, value): a float (scalar), a dense vector of n values (per row), or x broadcast to
     d's shape (full), cast to d's dtype."""
-    if np.isscalar(x) or (isinstance(x, np.ndarray) and x.ndim == 0):
-        if np.iscomplexobj(x) or not np.isreal(x):
-            raise TypeError("%s must be real, not %r" % (name, x))
+    scalar = np.isscalar(x) or (isinstance(x, np.ndarray) and x.ndim == 0)
+    x = _as_array(np if scalar else xp, x, name, d.dtype)
+    if scalar:
         return _SCALAR, float(x)
-    x = _as_array(xp, x, name, d.dtype)
     try:
         full = xp.broadcast_to(x, d.shape)
     except ValueError:
@@ -160,13 +164,13 @@ def _coefficient(xp, x, name, d, axis):
 
 
 def _as_array(xp, x, name, dtype):
+    """x as an xp array of `dtype` (no copy where it is one), or TypeError."""
     if xp is not np and isinstance(x, np.ndarray):
         raise TypeError("%s is a NumPy array but d is on the GPU: pass a CuPy array or a scalar" % name)
     if xp is np and hasattr(x, "__cuda_array_interface__"):
         raise TypeError("%s is a CUDA array but d is a NumPy array: pass both on the same side" % name)
     x = xp.asarray(x)
-    if x.dtype.kind not in "fiub":
-        raise TypeError("%s must hold real numbers, not %s" % (name, x.dtype))
+    require_real(x, name)
     return x.astype(dtype, copy=False)
 
 

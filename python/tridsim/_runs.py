@@ -106,18 +106,41 @@ def _deck_source(deck):
 
 
 def _set_list(overrides):
-    """['KEY=VALUE', ...] as ``tridsim run --set`` takes them: a str as it is, anything else as JSON."""
+    """{'KEY=VALUE': python}: the overrides as ``tridsim run --set`` takes them (a str as it is,
+    anything else as JSON), each with how the caller wrote it (``set={'KEY': value}``)."""
     if overrides is None:
-        return []
+        return {}
     if not isinstance(overrides, dict):
         raise TypeError(f"set must be a dict {{'heat.scheme': 'douglas', ...}}, got {type(overrides).__name__}")
-    sets = []
+    sets = {}
     for key, value in overrides.items():
         if not isinstance(key, str) or not key or "=" in key:
             raise ValueError(f"set: {key!r} is not a deck key (e.g. 'heat.scheme' or 'grid.n')")
         text = value if isinstance(value, str) else json.dumps(value, default=_json_value)
-        sets.append(f"{key}={text}")
+        sets[f"{key}={text}"] = f"set={{{key!r}: {value!r}}}"
     return sets
+
+
+def _driving(call, sets, threads=None, backend=None, output=None):
+    """call(): the CLI's driver, its errors naming the Python arguments where it names the command
+    line's options (--set KEY=VALUE, --threads, --backend NAME, -o DIR)."""
+    names = [(f"command line (--set {a})", p) for a, p in sets.items()] + [(f"--set {a}", p) for a, p in sets.items()]
+    names += [("--threads", f"threads={threads!r}"), (f"--backend {backend}", f"backend={backend!r}"),
+              ("-o: ", f"output={output!r}: ")]
+
+    def renamed(text):
+        for cli, python in names:
+            text = text.replace(cli, python)
+        return text
+
+    try:
+        return call()
+    except _core.DeckError as e:
+        e.file, e.message, e.args = renamed(e.file), renamed(e.message), (renamed(str(e)),)
+        raise
+    except _core.TridsimError as e:
+        e.args = (renamed(str(e)),)
+        raise
 
 
 def _choice(argument, value):
@@ -154,7 +177,9 @@ def check(deck, set=None, backend=None, precision=None):
         FileNotFoundError, TypeError: for a ``deck`` that is no file, or arguments of the wrong type.
     """
     name, text = _deck_source(deck)
-    _core.check_deck(name, text, _set_list(set), _choice("backend", backend), _choice("precision", precision))
+    sets = _set_list(set)
+    _driving(lambda: _core.check_deck(name, text, list(sets), _choice("backend", backend),
+                                      _choice("precision", precision)), sets, backend=backend)
 
 
 def run(deck, set=None, backend=None, precision=None, output=None, threads=None, times="last",
@@ -209,14 +234,16 @@ def run(deck, set=None, backend=None, precision=None, output=None, threads=None,
     """
     if times not in ("last", "all"):
         raise ValueError(f"times must be 'last' or 'all', got {times!r}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))):
         raise TypeError(f"threads must be an int or None, got {type(threads).__name__}")
     if progress is not None and not callable(progress):
         raise TypeError("progress must be a callable progress(step, time, end_time) or None")
     name, text = _deck_source(deck)
     output_dir = None if output is None else os.fspath(output)
-    raw = _core.run_deck(name, text, _set_list(set), _choice("backend", backend),
-                         _choice("precision", precision), output_dir, threads, times == "all",
-                         progress, bool(quiet))
+    sets = _set_list(set)
+    raw = _driving(lambda: _core.run_deck(name, text, list(sets), _choice("backend", backend),
+                                          _choice("precision", precision), output_dir,
+                                          None if threads is None else int(threads), times == "all",
+                                          progress, bool(quiet)), sets, threads, backend, output)
     return RunResult([tuple(o) for o in raw["outputs"]], RunGrid(raw["grid"]), json.loads(raw["summary"]),
                      output_dir)
