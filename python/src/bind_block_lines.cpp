@@ -94,10 +94,10 @@ void bind_block_lines(py::module_& m) {
   });
 
   py::class_<UniformBlockLines>(m, "UniformBlockLines")
-      .def(py::init([](int m, index_t n, const std::vector<double>& a, const std::vector<double>& b,
-                       const std::vector<double>& c, const std::string& pivoting) {
+      .def(py::init([](int m, index_t n, const Values& a, const Values& b, const Values& c, const std::string& pivoting) {
         const auto piv = parse_or_raise(blocktri::kPivotingNames, pivoting, "pivoting");
-        return std::make_unique<UniformBlockLines>(m, n, a, b, c, piv);
+        const auto size = std::size_t(n) * std::size_t(m) * std::size_t(m);  // n m x m blocks
+        return std::make_unique<UniformBlockLines>(m, n, to_vector(a, size), to_vector(b, size), to_vector(c, size), piv);
       }))
       .def("solve_cpu", [](const UniformBlockLines& M, const LinesArg& d, int m) {
         py::gil_scoped_release release;

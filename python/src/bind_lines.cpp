@@ -193,8 +193,8 @@ void bind_lines(py::module_& m) {
       "Solve the lines of d in place on the CPU; the offset of a non-finite solution value or all_finite.");
 
   py::class_<UniformLines>(m, "UniformLines")
-      .def(py::init([](std::vector<double> a, std::vector<double> b, std::vector<double> c) {
-        return std::make_unique<UniformLines>(std::move(a), std::move(b), std::move(c));
+      .def(py::init([](index_t n, const Values& a, const Values& b, const Values& c) {  // n rows
+        return std::make_unique<UniformLines>(to_vector(a, n), to_vector(b, n), to_vector(c, n));
       }))
       .def_property_readonly("size", &UniformLines::size)
       .def("solve_cpu", [](UniformLines& M, const LinesArg& d, const std::string& algorithm, bool check) {

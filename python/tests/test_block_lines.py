@@ -110,3 +110,21 @@ def test_array_likes_and_types():
         tridsim.solve_block_lines(0, np.eye(2) * 1j, 0, np.ones((3, 2)))
     with pytest.raises(TypeError, match="overwrite_d=True"):
         tridsim.solve_block_lines(0, eye, 0, [[2, 4], [6, 8]], overwrite_d=True)
+
+
+def test_non_finite_blocks_raise_value_error(rng):
+    a, b, c = dominant_blocks(rng, (3, 5), 2, np.float64)
+    d = rng.uniform(-1, 1, (3, 5, 2))
+    b[1, 3, 0, 1] = np.inf
+    with pytest.raises(ValueError, match=r"b\[1, 3, 0, 1\] is inf: the coefficients must be finite"):
+        tridsim.solve_block_lines(a, b, c, d)
+    b[1, 3, 0, 1] = 0
+    a[:, 0], c[:, -1] = np.nan, np.inf  # A[0] and C[n-1] of each line are never read
+    x = tridsim.solve_block_lines(a, b, c, d, axis=1)
+    with pytest.raises(ValueError, match=r"a\[1, 0, 0, 0\] is nan"):
+        tridsim.solve_block_lines(a, b, c, d, axis=0)
+    shared = np.full((5, 2, 2), 0.1)
+    shared[2, 1, 1] = np.nan
+    with pytest.raises(ValueError, match=r"c\[2, 1, 1\] is nan"):
+        tridsim.solve_block_lines(0.1, 4 * np.eye(2), shared, d)  # shared blocks, factored once
+    assert np.isfinite(x).all()

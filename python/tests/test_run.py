@@ -202,6 +202,22 @@ def test_set_errors_name_the_override():
         check(INPUTS / "heat2d.yaml", set={"a=b": 1})
 
 
+def test_bad_argument_values_raise_value_error_naming_the_argument():
+    """Wrong values are ValueErrors that name the Python argument, not the CLI's option."""
+    cases = [({"set": {"heat.scheme": "[douglas"}}, r"^set=\{'heat.scheme': '\[douglas'\}: value is not valid YAML"),
+             ({"set": {"heat.scheme.x": 1}}, r"^set=\{'heat.scheme.x': 1\}: 'heat.scheme' is not a section"),
+             ({"threads": -1}, r"^threads=-1: must be 0 \(all cores\) to \d+"),
+             ({"threads": 10 ** 6}, r"^threads=1000000: must be")]
+    for kwargs, message in cases:
+        with pytest.raises(ValueError, match=message) as e:
+            run(INPUTS / "heat1d.yaml", quiet=True, **kwargs)
+        assert not isinstance(e.value, TridsimError) and "--" not in str(e.value)
+    with pytest.raises(ValueError, match="^set=.*not valid YAML"):
+        check(INPUTS / "heat1d.yaml", set={"heat.scheme": "[douglas"})
+    with pytest.raises(TypeError, match="threads must be an int"):
+        run(INPUTS / "heat1d.yaml", threads=1.5)
+
+
 @pytest.mark.parametrize("deck", sorted(p.name for p in INPUTS.glob("*.yaml")))
 def test_check_passes_every_bundled_deck(deck):
     assert check(INPUTS / deck) is None

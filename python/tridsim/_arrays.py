@@ -65,6 +65,28 @@ def require_real(x, name):
         raise TypeError("%s must hold real numbers, not %s" % (name, x.dtype))
 
 
+def require_finite(xp, x, name, shape, axis):
+    """ValueError naming the first non-finite entry that a solve reads of coefficient x (as given,
+    broadcasting to `shape`, whose lines run along `axis`; never expanded to it). a[0] and c[n-1]
+    of every line are not read."""
+    n = shape[axis]
+    if name in ("a", "c") and n == 1:
+        return  # a one-row line reads neither a nor c
+    k = axis - (len(shape) - x.ndim)  # x's axis along the lines, or < 0 where x lacks it
+    skip = {"a": 0, "c": -1}.get(name) if k >= 0 and x.shape[k] == n else None
+    if skip is not None:  # (else every row reads x's one value along the lines)
+        x = x[(slice(None),) * k + (slice(1, None) if skip == 0 else slice(None, -1),)]
+    finite = xp.isfinite(x)
+    if bool(finite.all()):
+        return
+    index = tuple(int(i) for i in xp.argwhere(~finite)[0])
+    value = x[index].item()
+    if skip == 0:
+        index = index[:k] + (index[k] + 1,) + index[k + 1:]  # as x numbers it
+    where = "%s[%s]" % (name, ", ".join(map(str, index))) if index else name
+    raise ValueError("%s is %r: the coefficients must be finite" % (where, value))
+
+
 def normalize_axis(axis, ndim):
     if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
         raise ValueError("axis %r is out of range for %d dimensions (valid: %d..%d)" % (axis, ndim, -ndim, ndim - 1))

@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import _core
-from ._arrays import address, normalize_axis, right_hand_side
+from ._arrays import address, normalize_axis, require_finite, right_hand_side
 from ._lines import _as_array, _host, _on_device, _stream
 
 
@@ -23,8 +23,9 @@ def solve_block_lines(a, b, c, d, axis=-1, pivoting="partial", algorithm="auto",
     pivoting: "partial" (row exchanges inside each pivot block) or "none" (block-diagonally
        dominant matrices).
     algorithm: GPU only: "auto", "thread-per-system", "work-sharing" or "block-pcr".
-    check: raise SingularMatrixError when a pivot block is singular or the solution is not
-       finite (an extra pass over d).
+    check: raise ValueError for a non-finite value in a, b or c (entries that are read), and
+       SingularMatrixError when a pivot block is singular or the solution is not finite (an extra
+       pass over d).
     overwrite_d: solve in place: d (then a writable float32 or float64 array) holds the solution
        and is returned; a d that is not C-contiguous is solved through a dense copy."""
     xp, d = right_hand_side(d, overwrite_d, (2, 3, 4), "C")
@@ -35,9 +36,9 @@ def solve_block_lines(a, b, c, d, axis=-1, pivoting="partial", algorithm="auto",
     with _on_device(xp, d):
         work = d if d.flags.c_contiguous else xp.ascontiguousarray(d)
         lines = _core.LinesArg(address(xp, work), work.dtype == np.float64, *_grid_lines(d.shape[:-1], axis))
-        blocks = [_blocks(xp, x, name, d, axis) for name, x in zip("abc", (a, b, c))]
+        blocks = [_blocks(xp, x, name, d, axis, check) for name, x in zip("abc", (a, b, c))]
         if all(shared is not None for _, shared in blocks):
-            rows = [np.ascontiguousarray(_host(shared), dtype=np.float64).ravel().tolist() for _, shared in blocks]
+            rows = [np.ascontiguousarray(_host(shared), dtype=np.float64) for _, shared in blocks]
             matrix = _core.UniformBlockLines(m, d.shape[axis], *rows, pivoting)
             if xp is np:
                 matrix.solve_cpu(lines, m)
@@ -56,7 +57,7 @@ def solve_block_lines(a, b, c, d, axis=-1, pivoting="partial", algorithm="auto",
             d[...] = work
         if check and not bool(xp.isfinite(work).all()):
             raise _core.singular_matrix_error()(
-                "the block solution is not finite: a singular pivot block%s, or non-finite values in a, b, c or d"
+                "the block solution is not finite: a singular pivot block%s, or a non-finite value in d"
                 % (" (pivoting='partial' may solve it)" if pivoting == "none" else ""))
     return d
 
@@ -67,10 +68,13 @@ def _grid_lines(grid, axis):
     return n, [1, n[0], n[0] * n[1]], len(grid) - 1 - axis
 
 
-def _blocks(xp, x, name, d, axis):
-    """(x broadcast to grid + (m, m); the n blocks shared by every line, or None)."""
+def _blocks(xp, x, name, d, axis, check):
+    """(x broadcast to grid + (m, m); the n blocks shared by every line, or None); with check,
+    the entries of x that are read finite."""
     m, grid = d.shape[-1], d.shape[:-1]
     x = _as_array(xp, x, name, d.dtype)
+    if check:
+        require_finite(xp, x, name, grid + (m, m), axis)
     try:
         full = xp.broadcast_to(x, grid + (m, m))
     except ValueError:

@@ -4,7 +4,8 @@ import contextlib
 import numpy as np
 
 from . import _core
-from ._arrays import (address, compact_like, index_of, line_set, normalize_axis, require_real, right_hand_side)
+from ._arrays import (address, compact_like, index_of, line_set, normalize_axis, require_finite, require_real,
+                      right_hand_side)
 
 _SCALAR, _PER_ROW, _FULL = _core.CoefficientMode.scalar, _core.CoefficientMode.per_row, _core.CoefficientMode.full
 
@@ -15,10 +16,11 @@ class UniformMatrix:
 
     Row r reads ``a[r] x[r-1] + b[r] x[r] + c[r] x[r+1] = d[r]``; a[0] and c[n-1] are never read.
     a, b, c are scalars or sequences of length n (n is taken from them, or given when all three
-    are scalars). The factorization does no pivoting: it raises SingularMatrixError on a zero
-    pivot (fine for diagonally dominant or symmetric positive definite matrices)."""
+    are scalars); check=True raises ValueError for a non-finite value in them. The factorization
+    does no pivoting: it raises SingularMatrixError on a zero pivot (fine for diagonally dominant
+    or symmetric positive definite matrices)."""
 
-    def __init__(self, a, b, c, n=None):
+    def __init__(self, a, b, c, n=None, check=True):
         host = [np.asarray(_host(x)) for x in (a, b, c)]
         for name, x in zip("abc", host):
             require_real(x, name)
@@ -32,8 +34,11 @@ class UniformMatrix:
         n = n if n is not None else (sizes.pop() if sizes else None)
         if n is None or n < 1:
             raise ValueError("the matrix size n must be given (and at least 1) when a, b and c are all scalars")
-        rows = [np.broadcast_to(x.astype(np.float64), (n,)).tolist() for x in host]
-        self._lines = _core.UniformLines(*rows)
+        if check:
+            for name, x in zip("abc", host):
+                require_finite(np, x, name, (n,), 0)
+        # one value or n each, handed over as float64 buffers (never as Python floats, scalars not expanded)
+        self._lines = _core.UniformLines(n, *(np.ascontiguousarray(x, dtype=np.float64) for x in host))
 
     @property
     def size(self):
@@ -65,13 +70,15 @@ def solve_lines(a, b, c, d, axis=-1, algorithm="auto", check=True, overwrite_d=F
        GPU, on CuPy's current stream). float32 stays float32; integers and other real types are
        solved in float64; complex d raises TypeError. Any strides and order.
     axis: the axis the lines run along; -1 (the default), the last, is contiguous in C order.
-    a, b, c: scalars or array-likes that broadcast to d's shape (NumPy rules), cast to d's dtype. When
+    a, b, c: scalars or array-likes that broadcast to d's shape (NumPy rules), cast to d's dtype
+       (on the CPU, scalars and values shared by every line are not expanded to d's shape). When
        none varies across lines the matrix is factored once for all lines (as UniformMatrix).
     algorithm: "auto" (the fastest measured), or on the CPU "thomas", "pcr", "cr", on the GPU
        "thomas", "thomas-pcr", "thomas-shuffle", "thomas-naive", "pcr", "cusparse".
-    check: raise SingularMatrixError when a solution value is not finite (a zero pivot: no
-       pivoting is done, so the lines must be, e.g., diagonally dominant; or non-finite input).
-       The check is fused into the solve; on the GPU it waits for the solve to finish.
+    check: raise ValueError for a non-finite value in a, b or c (entries that are read), and
+       SingularMatrixError when a solution value is not finite (a zero pivot: no pivoting is done,
+       so the lines must be, e.g., diagonally dominant; or a non-finite value in d). The solution
+       check is fused into the solve; on the GPU it waits for the solve to finish.
     overwrite_d: solve in place: d (then a writable float32 or float64 array) holds the solution
        and is returned. Layouts with one contiguous axis and the others nested (C or Fortran
        order, slices of them) are solved where they are, others through a dense copy.
@@ -82,10 +89,10 @@ def solve_lines(a, b, c, d, axis=-1, algorithm="auto", check=True, overwrite_d=F
     axis = normalize_axis(axis, d.ndim)
     if d.size == 0:
         return d
-    coefficients = [_coefficient(xp, x, name, d, axis) for name, x in zip("abc", (a, b, c))]
+    coefficients = [_coefficient(xp, x, name, d, axis, check) for name, x in zip("abc", (a, b, c))]
     if all(mode != _FULL for mode, _ in coefficients):
         rows = [_host(value) for _, value in coefficients]
-        return UniformMatrix(*rows, n=d.shape[axis]).solve(d, axis, algorithm, check, overwrite_d=True)
+        return UniformMatrix(*rows, n=d.shape[axis], check=False).solve(d, axis, algorithm, check, overwrite_d=True)
     if xp is np:
         def run(lines, alg):
             args = [_core.CoefficientArg(mode, address(np, v) if mode != _SCALAR else 0, v if mode == _SCALAR else 0)
@@ -119,7 +126,7 @@ def _solve_here(xp, d, axis, coefficients, algorithm, check, run):
     if check and bad != _core.all_finite:
         raise _core.singular_matrix_error()(
             "the solution has a non-finite value at index %s of the lines along axis %d: a zero pivot (the lines "
-            "are singular, or need pivoting, which this solver does not do) or non-finite values in a, b, c or d"
+            "are singular, or need pivoting, which this solver does not do) or a non-finite value in d"
             % (index_of(bad, lines, order), axis))
     return d
 
@@ -144,11 +151,13 @@ def _layout(xp, d, axis, fulls):
     return work, copies, line_set(work.shape, work.strides, work.itemsize, axis)
 
 
-def _coefficient(xp, x, name, d, axis):
+def _coefficient(xp, x, name, d, axis, check):
     """(mode, value): a float (scalar), a dense vector of n values (per row), or x broadcast to
-    d's shape (full), cast to d's dtype."""
+    d's shape (full), cast to d's dtype; with check, its entries that are read finite."""
     scalar = np.isscalar(x) or (isinstance(x, np.ndarray) and x.ndim == 0)
     x = _as_array(np if scalar else xp, x, name, d.dtype)
+    if check:
+        require_finite(np if scalar else xp, x, name, d.shape, axis)
     if scalar:
         return _SCALAR, float(x)
     try:

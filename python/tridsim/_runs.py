@@ -123,7 +123,8 @@ def _set_list(overrides):
 
 def _driving(call, sets, threads=None, backend=None, output=None):
     """call(): the CLI's driver, its errors naming the Python arguments where it names the command
-    line's options (--set KEY=VALUE, --threads, --backend NAME, -o DIR)."""
+    line's options (--set KEY=VALUE, --threads, --backend NAME, -o DIR); a bad set= or threads=
+    value raises ValueError."""
     names = [(f"command line (--set {a})", p) for a, p in sets.items()] + [(f"--set {a}", p) for a, p in sets.items()]
     names += [("--threads", f"threads={threads!r}"), (f"--backend {backend}", f"backend={backend!r}"),
               ("-o: ", f"output={output!r}: ")]
@@ -139,6 +140,8 @@ def _driving(call, sets, threads=None, backend=None, output=None):
         e.file, e.message, e.args = renamed(e.file), renamed(e.message), (renamed(str(e)),)
         raise
     except _core.TridsimError as e:
+        if str(e).startswith(("--set ", "--threads")):
+            raise ValueError(renamed(str(e))) from None
         e.args = (renamed(str(e)),)
         raise
 
@@ -171,7 +174,8 @@ def check(deck, set=None, backend=None, precision=None):
         DeckError: (a ValueError) for a fault in the deck: ``.file`` (the deck's path, or
             ``"<dict>"``), ``.line`` (an int, or None), ``.key`` (e.g. ``"heat.scheme"``) and
             ``.message`` say where and what.
-        ValueError: for an unknown ``backend`` or ``precision`` name.
+        ValueError: for an unknown ``backend`` or ``precision`` name, or a ``set`` value that is
+            not valid YAML or sets a key under one that is not a section.
         TridsimError: for anything else the deck cannot do here (e.g. ``backend="cuda"`` in a
             build or on a machine without CUDA).
         FileNotFoundError, TypeError: for a ``deck`` that is no file, or arguments of the wrong type.
@@ -227,7 +231,8 @@ def run(deck, set=None, backend=None, precision=None, output=None, threads=None,
     Raises:
         DeckError: (a ValueError) for a fault in the deck, with ``.file``, ``.line``, ``.key``
             and ``.message``.
-        ValueError: for an unknown ``backend`` or ``precision``, or a bad ``times``.
+        ValueError: for an unknown ``backend`` or ``precision``, a bad ``set`` value (as for
+            :func:`check`), ``threads`` out of range or a bad ``times``.
         TridsimError: when the run cannot go on (it diverged: a NaN or Inf in its diagnostics),
             for a backend this build or machine lacks, or an output directory it cannot write.
         KeyboardInterrupt: when stopped by Ctrl-C (or whatever ``progress`` raised).
