@@ -386,7 +386,10 @@ int run_simulation(const RunOptions& opt) {
                             domain->size(), fmt::join(names, ", ")));
   }
   ctx.domain = domain.get();
-  if (ctx.backend == Backend::cuda && domain->distributed()) use_cuda_device_of(host_rank());  // before any device work
+  if (ctx.backend == Backend::cuda && domain->distributed()) {  // before any device work
+    use_cuda_device_of(host_rank());
+    choose_gpu_transport();
+  }
   const bool root_rank = domain->rank() == 0;
   const Grid held = domain->local();  // the nodes this process holds
   const bool steady = module->steady();

@@ -67,6 +67,19 @@ if(NOT TRIDSIM_MPI STREQUAL "OFF")
     set(TRIDSIM_HAVE_MPI 1)
   endif()
 endif()
+# NCCL (the CUDA Toolkit's, or the system's libnccl-dev): device-to-device exchanges between the
+# ranks' GPUs (core/nccl_channel.hpp). Only its header is needed to build: the library is opened on
+# first use, and a run without it falls back to MPI.
+set(TRIDSIM_HAVE_NCCL 0)
+if(TRIDSIM_HAVE_CUDA AND TRIDSIM_HAVE_MPI AND NOT TRIDSIM_NCCL STREQUAL "OFF")
+  find_path(TRIDSIM_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  find_library(TRIDSIM_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+  if(TRIDSIM_NCCL_INCLUDE_DIR AND TRIDSIM_NCCL_LIBRARY)
+    set(TRIDSIM_HAVE_NCCL 1)
+  elseif(TRIDSIM_NCCL STREQUAL "ON")
+    message(FATAL_ERROR "TRIDSIM_NCCL=ON but nccl.h or libnccl was not found (CUDA Toolkit or libnccl-dev)")
+  endif()
+endif()
 # HDF5 (Debian libhdf5-dev). With MPI, a parallel HDF5 where one is installed (libhdf5-openmpi-dev:
 # h5pcc), through which the ranks of a run write each file together (outputs/hdf5_xdmf_writer.hpp);
 # else the serial one, and a run on several ranks gathers the fields to rank 0, which writes them.
@@ -88,7 +101,7 @@ if(TRIDSIM_HAVE_MPI AND HDF5_IS_PARALLEL)
   target_compile_definitions(HDF5::HDF5 INTERFACE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)
   set(TRIDSIM_HAVE_PARALLEL_HDF5 1)
 endif()
-message(STATUS "tridsim: CUDA=${TRIDSIM_HAVE_CUDA} VTK=${TRIDSIM_HAVE_VTK} NIfTI=${TRIDSIM_HAVE_NIFTI} MPI=${TRIDSIM_HAVE_MPI} "
+message(STATUS "tridsim: CUDA=${TRIDSIM_HAVE_CUDA} VTK=${TRIDSIM_HAVE_VTK} NIfTI=${TRIDSIM_HAVE_NIFTI} MPI=${TRIDSIM_HAVE_MPI} NCCL=${TRIDSIM_HAVE_NCCL} "
                "parallel HDF5=${TRIDSIM_HAVE_PARALLEL_HDF5}")
 
 # LAPACKE (banded LAPACK solves): the reference the block-tridiagonal tests and benchmark compare

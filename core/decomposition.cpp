@@ -37,6 +37,13 @@ Grid Decomposition::local() const {
   return l;
 }
 
+int Decomposition::neighbour(int axis, int side) const {
+  auto c = coords;
+  c[axis] += side ? 1 : -1;
+  if (c[axis] < 0 || c[axis] >= ranks[axis]) return -1;
+  return process_rank(ranks, c);
+}
+
 bool Decomposition::owns(index_t i, index_t j, index_t k) const {
   const index_t ijk[3] = {i, j, k};
   for (int a = 0; a < 3; ++a)

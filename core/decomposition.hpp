@@ -34,10 +34,17 @@ struct Decomposition {
   Grid local() const;
   // Is the local node (i, j, k) one of this rank's own (not a halo)?
   bool owns(index_t i, index_t j, index_t k) const;
+  // The rank next to this one along `axis` (side 0: below, 1: above); -1 where there is none.
+  int neighbour(int axis, int side) const;
 };
 
 // The nodes of axis n dealt to part p of `parts` (balanced, contiguous).
 AxisSplit split_axis(index_t n, int parts, int p);
+
+// The rank at `coords` of process grid `ranks`: numbered x-fastest, like grid nodes.
+inline int process_rank(const std::array<int, 3>& ranks, const std::array<int, 3>& coords) {
+  return coords[0] + ranks[0] * (coords[1] + ranks[1] * coords[2]);
+}
 
 // Rank (px, py, pz) of a process grid: ranks are numbered x-fastest, like grid nodes.
 Decomposition decompose(const Grid& g, const std::array<int, 3>& ranks, const std::array<int, 3>& coords);

@@ -32,6 +32,17 @@ std::string cuda_device_name() {
 #endif
 }
 
+std::string cuda_device_pci_id() {
+#if TRIDSIM_HAVE_CUDA
+  int d = 0;
+  char id[32] = {};
+  if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetPCIBusId(id, int(sizeof id), d) != cudaSuccess) return "";
+  return id;
+#else
+  return "";
+#endif
+}
+
 void use_cuda_device_of(int host_rank) {
 #if TRIDSIM_HAVE_CUDA
   if (const int count = cuda_device_count(); count > 0) cudaSetDevice(host_rank % count);

@@ -11,6 +11,8 @@ int cuda_device_count();
 std::string cuda_device_name();
 // Makes device host_rank % count current (the ranks of a host share its GPUs round-robin).
 void use_cuda_device_of(int host_rank);
+// The current CUDA device's PCI bus id ("0000:1B:00.0"); "" if none.
+std::string cuda_device_pci_id();
 // Bytes free on the current CUDA device (0 without one).
 std::size_t cuda_free_bytes();
 // Per CUDA device: name, memory and its copy bandwidth measured now (a few ms); or why there is none.

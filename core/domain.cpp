@@ -1,6 +1,7 @@
 #include "core/domain.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -8,11 +9,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "core/errors.hpp"
 #include "tridsim_build_info.hpp"
 
+#if TRIDSIM_HAVE_NCCL
+#include "core/device.hpp"
+#include "core/nccl_channel.hpp"
+#endif
 #if TRIDSIM_HAVE_MPI
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
@@ -26,8 +32,6 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
-// Rank of process-grid coordinates (x-fastest).
-int rank_of(const std::array<int, 3>& ranks, const std::array<int, 3>& c) { return c[0] + ranks[0] * (c[1] + ranks[1] * c[2]); }
 std::array<int, 3> coords_of(const std::array<int, 3>& ranks, int r) {
   return {r % ranks[0], (r / ranks[0]) % ranks[1], r / (ranks[0] * ranks[1])};
 }
@@ -71,6 +75,15 @@ bool mpi_running() {
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   return init && !fin;
+}
+// Rank 0's text on every rank of comm (`rank`: this one's).
+std::string broadcast_text(MPI_Comm comm, int rank, const std::string& text) {
+  unsigned long long n = text.size();
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  if (n > (unsigned long long)INT_MAX) throw Error("broadcasting a text of more than 2 GB");
+  std::string out = rank == 0 ? text : std::string(n, '\0');
+  MPI_Bcast(out.data(), int(n), MPI_CHAR, 0, comm);
+  return out;
 }
 template <class T>
 MPI_Datatype mpi_type() {
@@ -116,9 +129,76 @@ bool mpi_cuda_aware() {
   return false;
 #endif
 }
+
+namespace {
+std::optional<GpuTransport> g_transport;  // (choose_gpu_transport)
+
+// Why NCCL cannot carry this run's exchanges ("" when it can): the same answer on every rank,
+// from every rank's host, GPU and whether NCCL loads there.
+std::string why_not_nccl() {
+#if TRIDSIM_HAVE_NCCL
+  std::string why_here;
+  const bool loads = !cuda::nccl_library_version(&why_here).empty();
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  constexpr int kWidth = MPI_MAX_PROCESSOR_NAME + 40;
+  std::string mine = fmt::format("{}{} GPU {}", loads ? '+' : '-', std::string(name, std::size_t(len)), cuda_device_pci_id());
+  mine.resize(kWidth, '\0');
+  std::vector<char> all(std::size_t(kWidth) * std::size_t(world_size()));
+  MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, MPI_COMM_WORLD);
+  std::map<std::string, int> first_rank;
+  for (int r = 0; r < world_size(); ++r) {
+    const std::string entry(all.data() + std::size_t(r) * kWidth);
+    if (entry[0] == '-') return fmt::format("its library does not load on rank {}{}", r, r == world_rank() ? ": " + why_here : "");
+    if (const auto [it, fresh] = first_rank.try_emplace(entry.substr(1), r); !fresh)
+      return fmt::format("ranks {} and {} share a GPU ({}); NCCL needs one per rank", it->second, r, entry.substr(1));
+  }
+  return "";
+#else
+  return "this build has no NCCL (configure with nccl.h present: the CUDA Toolkit's or libnccl-dev)";
+#endif
+}
+}  // namespace
+
+void choose_gpu_transport() {
+  const char* env = std::getenv("TRIDSIM_GPU_TRANSPORT");
+  const std::string want = env && *env ? env : "auto";
+  if (want != "auto" && want != "nccl" && want != "mpi" && want != "staged")
+    throw Error(fmt::format("TRIDSIM_GPU_TRANSPORT={}: not a transport (auto, nccl, mpi or staged)", want));
+  if (!mpi_running() || world_size() == 1 || want == "staged") {
+    g_transport = GpuTransport::staged;
+    return;
+  }
+  const std::string no_nccl = want == "mpi" ? "" : why_not_nccl();
+  if (want == "nccl" && !no_nccl.empty()) throw Error("TRIDSIM_GPU_TRANSPORT=nccl: " + no_nccl);
+  if (want == "mpi" && !mpi_cuda_aware())
+    throw Error("TRIDSIM_GPU_TRANSPORT=mpi: this MPI is not CUDA-aware (auto or staged would run)");
+  g_transport = want != "mpi" && no_nccl.empty() ? GpuTransport::nccl
+                : mpi_cuda_aware()               ? GpuTransport::cuda_aware_mpi
+                                                 : GpuTransport::staged;
+  if (want == "auto" && !no_nccl.empty() && world_rank() == 0) spdlog::info("GPU exchanges not through NCCL: {}", no_nccl);
+}
+GpuTransport gpu_transport_kind() {
+  return g_transport.value_or(mpi_cuda_aware() ? GpuTransport::cuda_aware_mpi : GpuTransport::staged);
+}
 std::string gpu_transport() {
-  if (!mpi_running()) return "chosen under mpirun: CUDA-aware MPI from device memory, else staged through pinned host memory";
-  return mpi_cuda_aware() ? "CUDA-aware MPI from device memory" : "staged through pinned host memory";
+  std::string nccl = "no NCCL in this build";
+#if TRIDSIM_HAVE_NCCL
+  const std::string version = cuda::nccl_library_version();
+  nccl = version.empty() ? "NCCL (its library does not load here)" : "NCCL " + version;
+#endif
+  if (!mpi_running())
+    return fmt::format("chosen under mpirun: {} device to device where every rank has its own GPU, else CUDA-aware "
+                       "MPI, else staged through pinned host memory",
+                       nccl);
+  if (world_size() == 1) return "none (one rank)";
+  switch (gpu_transport_kind()) {
+    case GpuTransport::nccl: return nccl + ", device to device";
+    case GpuTransport::cuda_aware_mpi: return "CUDA-aware MPI from device memory";
+    case GpuTransport::staged: break;
+  }
+  return "staged through pinned host memory";
 }
 std::string mpi_description() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -191,6 +271,10 @@ void LineComm::wait(int request) {
   }
 }
 
+std::string LineComm::from_first(const std::string& text) {
+  return size_ == 1 ? text : broadcast_text(impl_->comm, rank_, text);
+}
+
 void LineComm::progress(int request) {
   if (request < 0 || impl_->requests[request] == MPI_REQUEST_NULL) return;
   int done = 0;
@@ -231,16 +315,12 @@ Domain::Domain(const Grid& g, std::array<int, 3> ranks) : impl_(std::make_unique
   d_ = decompose(g, ranks, coords_of(ranks, rank_));
   for (int a = 0; a < 3; ++a) {
     lines_[a] = std::make_unique<LineComm>();
-    for (int side = 0; side < 2; ++side) {
-      auto c = d_.coords;
-      c[a] += side ? 1 : -1;
-      impl_->neighbour[a][side] = c[a] >= 0 && c[a] < ranks[a] ? rank_of(ranks, c) : -1;
-    }
+    for (int side = 0; side < 2; ++side) impl_->neighbour[a][side] = d_.neighbour(a, side);
     if (!d_.split(a)) continue;
     // The ranks that share this rank's lines along a: the same coordinates on the other axes.
     auto c = d_.coords;
     c[a] = 0;
-    MPI_Comm_split(MPI_COMM_WORLD, rank_of(ranks, c), d_.coords[a], &lines_[a]->impl_->comm);
+    MPI_Comm_split(MPI_COMM_WORLD, process_rank(ranks, c), d_.coords[a], &lines_[a]->impl_->comm);
     lines_[a]->size_ = ranks[a];
     lines_[a]->rank_ = d_.coords[a];
   }
@@ -311,13 +391,7 @@ void Domain::gather(const T* local, T* global, int components) const {
 }
 
 std::string Domain::broadcast(const std::string& text) const {
-  if (!distributed()) return text;
-  unsigned long long n = text.size();
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-  if (n > (unsigned long long)INT_MAX) throw Error("broadcasting a text of more than 2 GB");
-  std::string out = rank_ == 0 ? text : std::string(n, '\0');
-  MPI_Bcast(out.data(), int(n), MPI_CHAR, 0, MPI_COMM_WORLD);
-  return out;
+  return distributed() ? broadcast_text(MPI_COMM_WORLD, rank_, text) : text;
 }
 void Domain::barrier() const {
   if (distributed()) MPI_Barrier(MPI_COMM_WORLD);
@@ -339,6 +413,7 @@ double Domain::comm_seconds() const {
   for (const auto& l : lines_) s += l->seconds();
   return s;
 }
+void Domain::count_halo_bytes(std::size_t bytes) const { impl_->halo_bytes += bytes; }
 std::size_t Domain::bytes_sent() const {
   std::size_t b = impl_->halo_bytes;
   for (const auto& l : lines_) b += l->bytes_sent();
@@ -355,6 +430,8 @@ int world_rank() { return 0; }
 int host_rank() { return 0; }
 bool mpi_cuda_aware() { return false; }
 std::string mpi_description() { return "none (built without MPI: configure with -DTRIDSIM_MPI=ON)"; }
+void choose_gpu_transport() {}
+GpuTransport gpu_transport_kind() { return GpuTransport::staged; }
 std::string gpu_transport() { return "none (one process)"; }
 struct LineComm::Impl {};
 int LineComm::start_allgather(const void* send, void* recv, std::size_t bytes) {
@@ -367,6 +444,7 @@ int LineComm::start_alltoallv(const void* send, const std::size_t* send_bytes, c
   return -1;
 }
 void LineComm::wait(int) {}
+std::string LineComm::from_first(const std::string& text) { return text; }
 void LineComm::progress(int) {}
 struct Domain::Impl {};
 Domain::Domain(const Grid& g, std::array<int, 3> ranks) : Domain(g) {
@@ -389,6 +467,7 @@ double Domain::max(double x) const { return x; }
 bool Domain::any(bool flag) const { return flag; }
 double Domain::comm_seconds() const { return 0; }
 std::size_t Domain::bytes_sent() const { return 0; }
+void Domain::count_halo_bytes(std::size_t) const {}
 
 #endif
 

@@ -29,9 +29,29 @@ int host_rank();
 // "Open MPI v4.1.4, CUDA-aware: no" (or why there is no MPI) for `tridsim info`.
 std::string mpi_description();
 bool mpi_cuda_aware();
-// How GPU interface data (halos, reduced rows) cross the ranks, for `tridsim info` and summary.json:
-// device buffers by CUDA-aware MPI, else staged through pinned host memory.
+
+// How GPU interface data (halos, reduced rows) cross the ranks.
+enum class GpuTransport {
+  staged,          // MPI from page-locked host copies of the device data
+  cuda_aware_mpi,  // MPI from device memory
+  nccl,            // NCCL, device to device, queued on the GPU with the computation
+};
+// Decides the transport; collective over the world's ranks, each with its device already chosen.
+// NCCL where this build has it, its library loads and no two ranks share a GPU; else CUDA-aware MPI
+// where the MPI is; else staging. TRIDSIM_GPU_TRANSPORT=nccl|mpi|staged asks for one (an Error
+// says why it cannot be had); auto (or unset) decides as above. Without this call: MPI (CUDA-aware
+// or staged).
+void choose_gpu_transport();
+GpuTransport gpu_transport_kind();
+// The transport in words, for `tridsim info` and summary.json.
 std::string gpu_transport();
+
+// What a GPU transport keeps for a set of ranks (an NCCL communicator), made on first use and
+// destroyed with the LineComm or Domain that holds it.
+class DeviceChannel {
+ public:
+  virtual ~DeviceChannel() = default;
+};
 
 // The ranks along one split axis that share a set of lines: each holds one segment of every line.
 class LineComm {
@@ -50,16 +70,22 @@ class LineComm {
   int start_alltoallv(const void* send, const std::size_t* send_bytes, const std::size_t* send_offsets, void* recv,
                       const std::size_t* recv_bytes, const std::size_t* recv_offsets);
   void wait(int request);
+  // Rank 0's `text` on every rank of the axis (set-up data: not counted in bytes_sent).
+  std::string from_first(const std::string& text);
   // Lets a started exchange move on while this rank computes (MPI progresses only inside MPI calls).
   void progress(int request);
   // Bytes this rank has sent to other ranks, and seconds spent waiting for communication.
   std::size_t bytes_sent() const { return bytes_sent_; }
   double seconds() const { return seconds_; }
+  // Bytes sent by a device transport (which the host does not wait for).
+  void count_sent(std::size_t bytes) { bytes_sent_ += bytes; }
+  std::unique_ptr<DeviceChannel>& device_channel() { return device_; }
 
  private:
   friend class Domain;
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<DeviceChannel> device_;  // (destroyed before impl_'s MPI communicator)
   int size_ = 1, rank_ = 0;
   std::size_t bytes_sent_ = 0;
   double seconds_ = 0;
@@ -110,10 +136,14 @@ class Domain {
   // Seconds spent communicating and bytes sent (halos and line solves) so far.
   double comm_seconds() const;
   std::size_t bytes_sent() const;
+  // Halo bytes sent by a device transport, and its channel over the world's ranks.
+  void count_halo_bytes(std::size_t bytes) const;
+  std::unique_ptr<DeviceChannel>& device_channel() const { return device_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  mutable std::unique_ptr<DeviceChannel> device_;
   Decomposition d_;
   int rank_ = 0, size_ = 1;
   std::array<std::unique_ptr<LineComm>, 3> lines_;

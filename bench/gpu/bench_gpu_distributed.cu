@@ -5,7 +5,9 @@
 //        ranks along z; rows: shared (ConstantDiffusionRows: the factored path) or arrays
 //        (a, b, c stored per node); transport: gather or alltoall; batches: 1, 2, 4, or 0 (the
 //        default, split_batches).
-//   copy/d2d/134MB   cudaMemcpyAsync device to device (np = 1): the bandwidth bytes/s is read against.
+//   copy/d2d/134MB   cudaMemcpyAsync device to device (each rank its own): the bandwidth bytes/s is
+//        read against.
+// The GPU transport is choose_gpu_transport's (TRIDSIM_GPU_TRANSPORT forces one), in the context.
 // Every rank runs the same fixed number of iterations; an iteration's time is the slowest rank's
 // (a barrier before it, the device synchronized after). Bytes counted per solve: shared rows read
 // the right-hand side twice and write the solution once (3 words per point), arrays add a, b, c
@@ -84,18 +86,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   ok(cudaSetDevice(host_rank() % count), "cudaSetDevice");
-  if (world_size() == 1) {
-    ok(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    benchmark::RegisterBenchmark("copy/d2d/134MB", [](benchmark::State& st) { bm_copy(st, std::size_t(1) << 27); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond)
-        ->MinTime(0.1);
-  }
+  choose_gpu_transport();
+  benchmark::AddCustomContext("gpu_transport", gpu_transport());
+  ok(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  benchmark::RegisterBenchmark("copy/d2d/134MB", [](benchmark::State& st) { bm_copy(st, std::size_t(1) << 27); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->MinTime(0.1);
   constexpr int kIterations = 20;  // the same on every rank: iterations meet in collectives
-  for (const auto& n : {std::array<index_t, 3>{256, 256, 256}, {512, 512, 256}})
+  for (const auto& n : {std::array<index_t, 3>{256, 256, 256}, {512, 512, 256}, {256, 256, 4096}})
     for (const bool shared : {true, false})
       for (const auto transport : {tridiag::SplitTransport::gather, tridiag::SplitTransport::alltoall})
         for (const index_t batches : {0, 1, 2, 4}) {
+          if (n[2] == 4096 && batches != 0) continue;  // (long lines: the default batches only)
           const std::string name = std::string("split_gpu/") + (shared ? "shared/" : "arrays/") +
                                    (transport == tridiag::SplitTransport::gather ? "gather" : "alltoall") + "/b" +
                                    std::to_string(batches) + "/" + std::to_string(n[0]) + "x" + std::to_string(n[1]) +

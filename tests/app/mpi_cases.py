@@ -3,7 +3,8 @@ each case's deck on one process (the reference) and then on each of its process 
 import os
 import subprocess
 
-ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+# (NCCL: point-to-point and all-gathers only; NVLink multicast stays off.)
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", NCCL_NVLS_ENABLE="0")
 
 
 class Runs:

@@ -6,7 +6,8 @@ douglas and linearly-implicit, 2 and 3 species; bvp: each pair of end conditions
 that split every axis (x too) and grids that the ranks do not divide evenly; a checkpoint written
 on 2 ranks continued on 3 gives the one-process result; a module that does not distribute refuses several ranks with one clear error.
 With BACKEND cuda (a CUDA build on a machine with a GPU) every case runs with --backend cuda, every rank on the one
-GPU or the host's GPUs round-robin, against the one-process cuda run (skipped, exit 77, without a CUDA device).
+GPU or the host's GPUs round-robin, against the one-process cuda run (skipped, exit 77, without a CUDA device);
+the exchanges go through NCCL where each rank has a GPU of its own, else through MPI (summary.json says).
 Usage: mpi_runs_test.py TRIDSIM MPIEXEC SOURCE_DIR WORK_DIR [BACKEND]  (run with a Python that has h5py)
 """
 import csv
@@ -165,11 +166,29 @@ def compare(label, ref, got):
         failures.append(f"{label}: differs from the one-process run by {worst:.3e} (> {TOL})")
 
 
+
+def gpu_count():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ")
+    except OSError:
+        return 0
+
+
+# With the GPU backend: NCCL carries the exchanges where every rank has its own GPU and NCCL loads
+# (tridsim info says whether it does), MPI where ranks share a GPU.
+nccl_loads = backend == "cuda" and "NCCL 2." in subprocess.run([tridsim, "info"], capture_output=True, text=True).stdout
+gpus = gpu_count() if backend == "cuda" else 0
+
 for name, label, ref, out, np_ in runs.each(CASES):
     compare(label, ref, out)
     summary = json.load(open(os.path.join(out, "summary.json")))
     if summary.get("parallel", {}).get("ranks") != np_:
         failures.append(f"{label}: summary.json does not record {np_} ranks: {summary.get('parallel')}")
+    if backend == "cuda" and gpus > 0:
+        transport = summary.get("parallel", {}).get("gpu_transport", "")
+        want_nccl = nccl_loads and np_ <= gpus
+        if transport.startswith("NCCL") != want_nccl:
+            failures.append(f"{label}: {gpus} GPUs, transport {transport!r}, NCCL expected: {want_nccl}")
 
 # A checkpoint written on 2 ranks, continued on 3: the one-process result.
 sets3d = ["output.checkpoint.every=4"]

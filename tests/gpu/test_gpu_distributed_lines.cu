@@ -4,7 +4,8 @@
 // equal the single-process CPU solve of the whole lines, for every split axis, awkward sizes, both
 // transports of the reduced systems and one or several batches; the bytes sent must be the reduced
 // rows (and the all-to-all's returned unknowns) only. Runs under mpirun -np 1..4 (ranks share the
-// host's GPUs); without a CUDA device it prints "SKIPPED: no CUDA device" and exits 77.
+// host's GPUs; the transport is choose_gpu_transport's, NCCL where TRIDSIM_GPU_TRANSPORT=nccl); without
+// a CUDA device, or with nccl asked for and fewer GPUs than ranks, it prints "SKIPPED: ..." and exits 77.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -13,10 +14,14 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "core/cuda_support.cuh"
 #include "core/domain.hpp"
+#include "core/errors.hpp"
+#include "tridsim_build_info.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/cuda/distributed_cuda.cuh"
@@ -137,7 +142,22 @@ int main(int argc, char** argv) {
     finish_processes();
     return 77;
   }
+  // TRIDSIM_GPU_TRANSPORT=nccl (the _nccl tests): NCCL needs a GPU per rank.
+  const char* want = std::getenv("TRIDSIM_GPU_TRANSPORT");
+  if (want && std::string(want) == "nccl" && (!TRIDSIM_HAVE_NCCL || world_size() > count)) {
+    if (world_rank() == 0) std::printf("test_gpu_distributed_lines: SKIPPED: NCCL needs a GPU per rank, and NCCL\n");
+    finish_processes();
+    return 77;
+  }
   TRIDSIM_CUDA(cudaSetDevice(host_rank() % count));
+  try {
+    choose_gpu_transport();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "rank %d: %s\n", world_rank(), e.what());
+    finish_processes();
+    return 1;
+  }
+  if (world_rank() == 0) std::printf("GPU transport: %s\n", gpu_transport().c_str());
   doctest::Context context(argc, argv);
   const int rc = context.run();
   finish_processes();

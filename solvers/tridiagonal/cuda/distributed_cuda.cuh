@@ -4,9 +4,10 @@
 // line, per batch of lines:
 //   1. each thread forms its segment's rows (row source and `load`) in scratch arrays and reduces
 //      them to two rows (reduce_segment);
-//   2. the reduced rows (2 per line) cross the ranks of the axis by the transport of
+//   2. the reduced rows (2 per line) cross the ranks of the axis by the pattern of
 //      split_transport.hpp (gather, or all-to-all with the unknowns sent back), while the GPU
-//      reduces the next batch: the host starts each batch's exchange as soon as its rows are out;
+//      reduces the next batch: each batch's exchange starts as soon as its rows are out
+//      (cuda::LineExchanges: queued on NCCL's stream, or started by the host through MPI);
 //   3. each thread takes its line's two unknowns (solving its gathered reduced system, 2P rows, or
 //      as sent back), recovers its interior (recover_segment) and writes it through `store`.
 // With rows shared by every line (ConstantDiffusionRows) the segment is factored once on the host
@@ -48,7 +49,7 @@ struct SplitScratch {
   cuda::DeviceArray<T> a, b, c, d, cp, x;
   cuda::WireArray<ReducedRow<T>> rows, got;
   cuda::WireArray<T> solved, back;
-  cuda::StreamMarks marks;
+  cuda::LineExchanges exchanges;
   std::vector<T> factored_host;  // the factored segment on the device, to upload only when it changes
   cuda::DeviceArray<T> factored;
   void size_for(index_t lines, index_t m, index_t P, index_t batches, bool shared, bool alltoall) {
@@ -235,6 +236,7 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
   auto batch = [&](index_t b) { return SplitChunks{lines * b / nbatch, lines * (b + 1) / nbatch, P}; };
   SegmentFactors<T> f{};
   if constexpr (shared) f = s.upload(FactoredSegment<T>::of_rows(rows, seg));
+  s.exchanges.begin(comm);
 
   // 1. Every batch reduced and its rows put on the wire, in order; mark b: batch b's rows are out.
   for (index_t b = 0; b < nbatch; ++b) {
@@ -246,30 +248,23 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
                                                                      s.rows.device(), B.q0, B.q1);
     TRIDSIM_CUDA_LAUNCH();
     s.rows.to_wire(2 * B.q0, 2 * (B.q1 - B.q0));
-    s.marks.mark(std::size_t(b));
+    s.exchanges.mark(std::size_t(b));
   }
   std::vector<int> request(nbatch, -1), returned(nbatch, -1);  // returned: the all-to-all's unknowns
-  int moving = -1;  // the newest exchange in flight (-1: none), moved on while the host waits for the GPU
-  auto wait = [&](int req) {
-    comm.wait(req);
-    if (req == moving) moving = -1;
-  };
   // 2. Batch b's rows to the other ranks, once the GPU has them out.
   auto send_rows = [&](index_t b) {
-    s.marks.wait(std::size_t(b), comm, moving);
     const SplitChunks B = batch(b);
     Row *out = s.rows.wire() + 2 * B.q0, *in = s.got.wire() + 2 * B.q0 * P;
     if (alltoall) {  // to rank r: this rank's rows of chunk r; from rank k: k's rows of this rank's chunk
       const auto to = B.by_chunk(2 * sizeof(Row)), from = B.own_chunk(me, 2 * sizeof(Row));
-      request[b] = comm.start_alltoallv(out, to.data(), to.data() + P, in, from.data(), from.data() + P);
+      request[b] = s.exchanges.alltoallv(std::size_t(b), out, to.data(), to.data() + P, in, from.data(), from.data() + P);
     } else {
-      request[b] = comm.start_allgather(out, in, sizeof(Row) * 2 * std::size_t(B.q1 - B.q0));
+      request[b] = s.exchanges.allgather(std::size_t(b), out, in, sizeof(Row) * 2 * std::size_t(B.q1 - B.q0));
     }
-    moving = request[b];
   };
   // All-to-all: this rank's chunk of batch b solved on the GPU, every rank's two unknowns of it sent back.
   auto solve_chunk = [&](index_t b) {
-    wait(request[b]);
+    s.exchanges.wait(request[b]);
     const SplitChunks B = batch(b);
     const index_t nc = B.size(me), at = 2 * (B.q0 + b * P);
     s.got.from_wire(2 * B.q0 * P, 2 * nc * P);
@@ -279,16 +274,14 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
       TRIDSIM_CUDA_LAUNCH();
     }
     s.solved.to_wire(at, 2 * nc * P);
-    s.marks.mark(std::size_t(nbatch + b));
-    s.marks.wait(std::size_t(nbatch + b), comm, moving);
+    s.exchanges.mark(std::size_t(nbatch + b));
     const auto to = B.own_chunk(me, 2 * sizeof(T)), from = B.by_chunk(2 * sizeof(T));
-    returned[b] = comm.start_alltoallv(s.solved.wire() + at, to.data(), to.data() + P, s.back.wire() + 2 * B.q0,
-                                       from.data(), from.data() + P);
-    moving = returned[b];
+    returned[b] = s.exchanges.alltoallv(std::size_t(nbatch + b), s.solved.wire() + at, to.data(), to.data() + P,
+                                        s.back.wire() + 2 * B.q0, from.data(), from.data() + P);
   };
   // 3. Batch b's interiors recovered and stored, once its unknowns (or reduced systems) are here.
   auto recover = [&](index_t b) {
-    wait(alltoall ? returned[b] : request[b]);
+    s.exchanges.wait(alltoall ? returned[b] : request[b]);
     const SplitChunks B = batch(b);
     const index_t n = B.q1 - B.q0;
     auto launch = [&](const auto& ends) {
