@@ -20,18 +20,25 @@ void Face::evaluate(const Grid& g, double t, T* out) const {
     std::fill(out, out + size(), T(value(0, 0, 0, t)));
     return;
   }
+  constexpr int kBlock = Expression::kBlock;
 #pragma omp parallel
   {
     const Expression local(value);
+    double along[kBlock], values[kBlock];  // blocks of the face's p lines
 #pragma omp for schedule(static)
-    for (index_t iq = 0; iq < nq; ++iq)
-      for (index_t ip = 0; ip < np; ++ip) {
-        std::array<double, 3> x{g.lo[0], g.lo[1], g.lo[2]};
-        x[axis] = g.coord(axis, fixed);
-        x[p] = g.coord(p, ip);
-        x[q] = g.coord(q, iq);
-        out[ip + np * iq] = T(local(x[0], x[1], x[2], t));
+    for (index_t iq = 0; iq < nq; ++iq) {
+      std::array<double, 3> x{g.lo[0], g.lo[1], g.lo[2]};
+      x[axis] = g.coord(axis, fixed);
+      x[q] = g.coord(q, iq);
+      Expression::Input in[4] = {{&x[0], true}, {&x[1], true}, {&x[2], true}, {&t, true}};
+      in[p] = {along, false};
+      for (index_t i0 = 0; i0 < np; i0 += kBlock) {
+        const int n = int(std::min<index_t>(kBlock, np - i0));
+        for (int k = 0; k < n; ++k) along[k] = g.coord(p, i0 + k);
+        local.eval_block(n, in, values);
+        for (int k = 0; k < n; ++k) out[i0 + k + np * iq] = T(values[k]);
       }
+    }
   }
 }
 

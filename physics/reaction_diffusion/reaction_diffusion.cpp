@@ -56,7 +56,8 @@ double noise(std::uint64_t seed, std::uint64_t node, std::uint64_t species) {
 // The nodes of [first, last) off the Dirichlet faces (fixed) into b, their indices into nodes, and
 // their coordinates where the reactions use them; the rest of the block repeats its first node, so
 // that every value evaluated is one of the deck's. (Node indices step from the first's, x fastest:
-// no division per node; the grid is copied so that its spacings stay in registers.)
+// no division per node; the grid is copied so that its spacings stay in registers; the values are
+// read species by species, a loop that vectorizes.)
 template <class T>
 void gather_block(const rd::Reactions& reactions, const rd::Lattice<T>& lattice, const Grid& grid,
                   const std::vector<unsigned char>& fixed, const T* u, int m, index_t first, index_t last,
@@ -75,13 +76,14 @@ void gather_block(const rd::Reactions& reactions, const rd::Lattice<T>& lattice,
         b.y.at[p] = g.coord(1, ijk[1]);
         b.z.at[p] = g.coord(2, ijk[2]);
       }
-      for (int k = 0; k < m; ++k) b.v[k].at[p] = double(u[o * m + k]);
     }
     if (++ijk[0] == lattice.n[0]) {
       ijk[0] = 0;
       if (++ijk[1] == lattice.n[1]) ijk[1] = 0, ++ijk[2];
     }
   }
+  for (int k = 0; k < m; ++k)
+    for (int p = 0; p < b.n; ++p) b.v[k].at[p] = double(u[nodes[p] * m + k]);
   for (int p = b.n; p < rd::kBlock && b.n > 0; ++p) {
     if (coordinates)
       for (rd::Lanes* l : {&b.x, &b.y, &b.z}) l->at[p] = l->at[0];
@@ -529,8 +531,8 @@ void ReactionDiffusionModule<T>::react(double t, double tau) {
       gather_block(local, lattice_, g_, fixed_, u, m_, first, std::min(N, first + rd::kBlock), b, nodes);
       if (b.n == 0) continue;
       local.advance(b, t, tau, substeps_);
-      for (int p = 0; p < b.n; ++p)
-        for (int k = 0; k < m_; ++k) u[nodes[p] * m_ + k] = T(b.v[k].at[p]);
+      for (int k = 0; k < m_; ++k)
+        for (int p = 0; p < b.n; ++p) u[nodes[p] * m_ + k] = T(b.v[k].at[p]);
     }
   }
 }
