@@ -44,7 +44,8 @@ class Expression {
     bool uniform;
   };
   // out[p] for points p = 0..n-1 (n <= kBlock): in[0..3] are x, y, z, t, then variables()[k] at
-  // in[4 + k]. Equal bit for bit to eval() point by point.
+  // in[4 + k]. Equal bit for bit to eval() point by point. As eval(), it writes the instance's
+  // scratch: one copy of the Expression per thread.
   void eval_block(int n, const Input* in, double* out) const;
 
   const std::string& text() const { return text_; }
