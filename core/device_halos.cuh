@@ -79,10 +79,9 @@ class DeviceHalos {
     const Plane q = plane(axis, p);
     char* dev = reinterpret_cast<char*>(device) + q.offset;
     char* host = reinterpret_cast<char*>(mirror_) + q.offset;
-    if (kind == cudaMemcpyDeviceToHost)
-      check(cudaMemcpy2D(host, q.pitch, dev, q.pitch, q.width, q.height, kind), "cudaMemcpy2D", __FILE__, __LINE__);
-    else
-      check(cudaMemcpy2D(dev, q.pitch, host, q.pitch, q.width, q.height, kind), "cudaMemcpy2D", __FILE__, __LINE__);
+    const bool out = kind == cudaMemcpyDeviceToHost;
+    check(cudaMemcpy2D(out ? host : dev, q.pitch, out ? dev : host, q.pitch, q.width, q.height, kind), "cudaMemcpy2D",
+          __FILE__, __LINE__);
   }
 
   // NCCL: each plane that is not contiguous gets a part of `packed_` (send parts, then receive parts).

@@ -45,9 +45,10 @@ class PinnedBytes {
 };
 
 // A device array that is sent from or received into: the device memory itself where the transport
-// reads device memory (NCCL, CUDA-aware MPI), else a page-locked host mirror. to_wire copies a part to the mirror after the work
-// queued so far on the default stream; from_wire copies a received part back, ahead of the work
-// queued next. (Both do nothing where the transport reads and writes device memory.)
+// reads device memory (NCCL, CUDA-aware MPI), else a page-locked host mirror. to_wire copies a part
+// to the mirror after the work queued so far on the default stream; from_wire copies a received
+// part back, ahead of the work queued next. (Both do nothing where the transport reads and writes
+// device memory.)
 template <class T>
 class WireArray {
  public:

@@ -94,9 +94,7 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
-    AlignedVector<double> e(local_.size());
-    exact_->fill(local_, t0, e.data());
-    require_finite_values(s, "exact", local_, t0, e.data());
+    require_finite_expression(s, "exact", *exact_, local_, {t0});
   }
   u_.assign(local_.size(), T(0));
   f.fill(local_, t0, u_.data());

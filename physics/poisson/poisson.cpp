@@ -213,9 +213,7 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
-    AlignedVector<double> e(grid.size());
-    exact_->fill(grid, t0, e.data());
-    require_finite_values(s, "exact", grid, t0, e.data());
+    require_finite_expression(s, "exact", *exact_, grid, {t0});
   }
   u_.assign(grid.size(), T(0));
   bc_.impose_dirichlet(t0, u_.data());

@@ -537,13 +537,12 @@ void ReactionDiffusionModule<T>::react(double t, double tau) {
   }
 }
 
-// R and its Jacobian at every node at time t (zero on Dirichlet faces), a block of nodes at a time.
+// R and its Jacobian at every node at time t, a block of nodes at a time (on Dirichlet faces they
+// stay the zeros setup sized them with: no step writes them there).
 template <class T>
 void ReactionDiffusionModule<T>::linearize(double t) {
   const index_t N = g_.size();
   const int mm = m_ * m_;
-  std::fill(R_.begin(), R_.end(), T(0));
-  std::fill(J_.begin(), J_.end(), T(0));
 #pragma omp parallel
   {
     const rd::Reactions local(reactions_);
