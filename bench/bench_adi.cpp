@@ -6,6 +6,8 @@
 // present, on the GPU (each step waits for the device).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
 
 #include "bench/copy_baseline.hpp"
@@ -16,21 +18,22 @@
 
 namespace {
 
+// n x n x n nodes, or the shape given.
 template <class T>
-void douglas_step(benchmark::State& state, const char* backend, const char* solver) {
-  const long n = state.range(0);
+void douglas_step(benchmark::State& state, const char* backend, const char* solver, std::array<long, 3> shape) {
+  if (shape[0] == 0) shape = {state.range(0), state.range(0), state.range(0)};
   const std::string text = "heat:\n  scheme: douglas\n  diffusivity: 1\n  initial: \"0\"\n"
                            "  boundary: {all: {type: dirichlet, value: \"1\"}}\n  solver: " + std::string(solver) + "\n";
   tridsim::Deck deck = tridsim::Deck::parse(text, "bench");
   tridsim::Grid g;
   g.dim = 3;
-  g.n = {n, n, n};
+  g.n = {shape[0], shape[1], shape[2]};
   tridsim::HeatModule<T> heat;
   tridsim::SetupContext ctx;
   ctx.precision = tridsim::precision_of<T>();
   ctx.backend = tridsim::backend_from_name(backend);
   heat.setup(g, deck.root().child("heat"), ctx, 0.0);
-  const double h = 1.0 / double(n - 1), dt = h * h;
+  const double h = 1.0 / double(std::max({shape[0], shape[1], shape[2]}) - 1), dt = h * h;
   double t = 0;
   for (auto _ : state) {
     heat.step(t, dt);
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
                             {"thomas", "{x: thomas, y: thomas, z: thomas}"},
                             {"thomas-pcr-x", "{x: thomas-pcr, y: thomas, z: thomas}"},
                             {"thomas-pcr", "thomas-pcr"}};
+  constexpr std::array<long, 3> kCube{0, 0, 0};  // (n^3, n from the case's argument)
   tridsim::bench::register_copy_baselines();
   for (const char* backend : {"cpu", "cuda"}) {
     const bool cuda = std::string(backend) == "cuda";
@@ -63,10 +67,26 @@ int main(int argc, char** argv) {
     for (const Solver& sv : solvers) {
       if (!cuda && std::string(sv.label) != "auto") continue;
       const std::string prefix = std::string("adi_douglas_step/") + backend + (cuda ? "/" + std::string(sv.label) : "");
-      benchmark::RegisterBenchmark((prefix + "/double").c_str(), douglas_step<double>, backend, sv.yaml)
+      benchmark::RegisterBenchmark((prefix + "/double").c_str(), douglas_step<double>, backend, sv.yaml, kCube)
           ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
-      benchmark::RegisterBenchmark((prefix + "/float").c_str(), douglas_step<float>, backend, sv.yaml)
+      benchmark::RegisterBenchmark((prefix + "/float").c_str(), douglas_step<float>, backend, sv.yaml, kCube)
           ->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+    }
+  }
+  // adi_douglas_long/cuda/<precision>/<nx>x<ny>x<nz>: auto on grids with lines of 512 to 8192
+  // points along each axis in turn, to read per point against 256^3 (issue 32's "any line length").
+  if (gpu) {
+    const std::array<long, 3> shapes[] = {{256, 256, 256},  {512, 512, 512},   {1024, 1024, 1024},
+                                          {2048, 2048, 64}, {4096, 256, 256},  {256, 4096, 256},
+                                          {256, 256, 4096}, {8192, 128, 128}, {128, 128, 8192}};
+    for (const auto& s : shapes) {
+      const std::string shape = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
+      benchmark::RegisterBenchmark(("adi_douglas_long/cuda/double/" + shape).c_str(), douglas_step<double>, "cuda",
+                                   "auto", s)
+          ->Unit(benchmark::kMillisecond)->UseRealTime();
+      benchmark::RegisterBenchmark(("adi_douglas_long/cuda/float/" + shape).c_str(), douglas_step<float>, "cuda",
+                                   "auto", s)
+          ->Unit(benchmark::kMillisecond)->UseRealTime();
     }
   }
   benchmark::Initialize(&argc, argv);

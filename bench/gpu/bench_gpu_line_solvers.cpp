@@ -12,7 +12,8 @@
 //  - batch/<T>/<source>/<algorithm>/<axis>/<batch>x<N>: batch = 65536 or 4096 systems of length
 //    N = 64 ... 1024, along x (an N x batch array) and along y (256 x N x 256 or 64 x N x 64);
 //  - long/<T>/<source>/<algorithm>/<shape>/<axis>: lines of 1024 to 65536 points (x, y, z; 2D and
-//    3D) with auto (thomas's segmented path) and thomas-naive, and the 256^3 cube with auto;
+//    3D) with auto (a cluster per line set for a factored matrix up to 8192 points, thomas's
+//    segmented path otherwise) and thomas-naive, and the 256^3 cube with auto;
 // with every algorithm that supports the lines: thomas (shared-memory staging; local
 // transposition on x), thomas-naive (the paper's naive solver), thomas-pcr (N <= 512), pcr
 // (N <= 1024) and cusparse (gtsv2StridedBatch on x, gtsvInterleavedBatch on y/z; arrays whose
@@ -173,7 +174,7 @@ void register_all(const char* tname) {
     }
 }
 
-// long/<T>/<source>/<algorithm>/<shape>/<axis>: long lines (thomas's segmented path, taken by auto)
+// long/<T>/<source>/<algorithm>/<shape>/<axis>: long lines (the cluster or segmented path, taken by auto)
 // beside thomas-naive (the old fallback), and the 256^3 cube with auto as the per-point reference.
 template <class T>
 void register_long(const char* tname) {
@@ -183,7 +184,9 @@ void register_long(const char* tname) {
   };
   const Case cases[] = {{{256, 256, 256}, 0},   {{256, 256, 256}, 1},   {{256, 256, 256}, 2},
                         {{1024, 1024, 128}, 0}, {{1024, 1024, 128}, 1}, {{256, 256, 1024}, 2},
-                        {{256, 256, 4096}, 2},  {{65536, 256, 1}, 0},   {{256, 65536, 1}, 1}};
+                        {{256, 256, 4096}, 2},  {{4096, 256, 256}, 0},  {{256, 4096, 256}, 1},
+                        {{8192, 128, 128}, 0},  {{128, 128, 8192}, 2},  {{65536, 256, 1}, 0},
+                        {{256, 65536, 1}, 1}};
   const char* axes[] = {"x", "y", "z"};
   for (const Case& c : cases)
     for (Source src : {Source::uniform, Source::arrays})

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -134,8 +135,12 @@ cuda::DeviceArray<T> upload(const std::vector<T>& v) {
   return d;
 }
 
+// Which path solves: the routing of solve_lines for `alg`, or one long-line path itself, whatever
+// solve_lines would pick (cluster: factored rows only; the comparison fails if it declines).
+enum class Path { routed, segmented, cluster };
+
 template <class T>
-double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg, bool segmented = false) {
+double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg, Path path = Path::routed) {
   const T sentinel = T(-12345);
   auto src = upload(P.src), kappa = upload(P.kappa), a = upload(P.a), b = upload(P.b), c = upload(P.c);
   auto out = upload(std::vector<T>(P.lay.size(), sentinel));
@@ -143,9 +148,13 @@ double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg, bool segmented =
   const RhsLoad<T> load{src.p};
   const FusedStore<T> store{src.p, out.p};
   tridiag::UniformMatrixDevice<T> M(P.uniform);
-  auto solve = [&](const auto& rows) {  // segmented: that path itself, whatever `alg` would pick
-    if (segmented) tridiag::gpu::launch_segmented<T>(L, tridiag::detail::geometry(L), rows, load, store, 0);
-    else tridiag::gpu::solve_lines<T>(L, rows, load, store, alg);
+  bool declined = false;
+  auto solve = [&](const auto& rows) {
+    const auto g = tridiag::detail::geometry(L);
+    if (path == Path::segmented) tridiag::gpu::launch_segmented<T>(L, g, rows, load, store, 0);
+    else if constexpr (tridiag::gpu::is_factored_v<std::decay_t<decltype(rows)>>)
+      if (path == Path::cluster) declined = !tridiag::gpu::launch_cluster_lines<T>(L, g, rows, load, store, 0);
+    if (path == Path::routed) tridiag::gpu::solve_lines<T>(L, rows, load, store, alg);
   };
   switch (P.source) {
     case Source::factored: solve(tridiag::gpu::factored_rows(M)); break;
@@ -154,6 +163,7 @@ double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg, bool segmented =
     case Source::harmonic: solve(P.template rows<FaceMean::harmonic>(kappa.p)); break;
   }
   TRIDSIM_CUDA(cudaDeviceSynchronize());
+  if (declined) return INFINITY;
   std::vector<T> got(P.lay.size());
   TRIDSIM_CUDA(cudaMemcpy(got.data(), out.p, sizeof(T) * got.size(), cudaMemcpyDeviceToHost));
   const auto want = P.expected(sentinel);
@@ -265,10 +275,38 @@ TEST_CASE_TEMPLATE("segmented thomas matches reference", T, float, double) {
         const auto lay = padded ? testing::Layout::padded(n) : testing::Layout::dense(n);
         const Problem<T> P(lay, axis, s, rng);
         INFO(source_name(s), " ", lay.describe(axis));
-        CHECK(solve_and_compare(P, GpuAlgorithm::thomas, true) <= tol);
+        CHECK(solve_and_compare(P, GpuAlgorithm::thomas, Path::segmented) <= tol);
         CHECK(solve_and_compare(P, GpuAlgorithm::thomas) <= tol);
         CHECK(solve_and_compare(P, GpuAlgorithm::automatic) <= tol);
       }
+}
+
+// Lines of a factored matrix on a thread-block cluster (cluster_lines.cuh), on sm_90: clusters of
+// 2 to 16 blocks of both widths, segments and blocks cut short at awkward lengths (a one-row last
+// block: 257 = 256 + 1, 4097 = 8 * 512 + 1), line counts that leave a cluster's lanes idle, x, y
+// and z; and as solve_lines routes them.
+TEST_CASE_TEMPLATE("cluster lines match reference", T, float, double) {
+  int dev = 0, major = 0;
+  REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess);
+  if (major < 9) {
+    MESSAGE("no thread-block clusters before sm_90: skipped");
+    return;
+  }
+  std::mt19937 rng(11);
+  const double tol = sizeof(T) == 8 ? 1e-11 : 2e-4;
+  const std::vector<std::pair<std::array<index_t, 3>, int>> cases = {
+      {{300, 3, 2}, 0},  {{513, 3, 2}, 0},  {{1000, 2, 3}, 0},  {{2049, 33, 1}, 0}, {{4097, 2, 1}, 0},
+      {{8192, 1, 3}, 0}, {{35, 257, 2}, 1}, {{35, 531, 2}, 1},  {{17, 1031, 2}, 1}, {{64, 4095, 1}, 1},
+      {{3, 8191, 2}, 1}, {{33, 2, 777}, 2}, {{5, 7, 2048}, 2},  {{2, 3, 4097}, 2},  {{40, 1, 6000}, 2}};
+  for (const auto& [n, axis] : cases)
+    for (bool padded : {false, true}) {
+      const auto lay = padded ? testing::Layout::padded(n) : testing::Layout::dense(n);
+      const Problem<T> P(lay, axis, Source::factored, rng);
+      INFO(lay.describe(axis));
+      CHECK(solve_and_compare(P, GpuAlgorithm::thomas, Path::cluster) <= tol);
+      CHECK(solve_and_compare(P, GpuAlgorithm::automatic) <= tol);
+    }
 }
 
 TEST_CASE_TEMPLATE("thomas-naive matches reference", T, float, double) {

@@ -435,6 +435,16 @@ __global__ void pcr_lines(Geometry g, Rows rows, Load load, Store store) {
   if (i < n) store(base + index_t(i) * s, q, i, me.d / me.b);
 }
 
+// Lines of a factored matrix longer than kClusterAbove go whole onto a thread-block cluster where
+// they fit one (cluster_lines.cuh; false where not): one read and one write per element, where the
+// segmented path reads twice. From the thomas family, and from thomas-pcr's y/z lines, whose
+// one-block scan holds segments of 32 rows past 256 points and spills (x lines stay on its warp
+// scan, faster there).
+constexpr index_t kClusterAbove = 256;
+template <class T, class Load, class Store>
+bool launch_cluster_lines(const LineSet& L, const Geometry& g, const FactoredRows<T>& rows, const Load& load,
+                          const Store& store, cudaStream_t stream);
+
 // ---- launches ---------------------------------------------------------------------------------
 
 template <class T, class Kernel, class... Args>
@@ -482,6 +492,7 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
                        cudaStream_t stream) {
   if constexpr (is_factored_v<Rows>) {
     if (L.axis != 0) {  // strided lines: segments across warps
+      if (g.n > kClusterAbove && launch_cluster_lines<T>(L, g, rows, load, store, stream)) return;
       const int R = detail::scan_yz_rows(g.n), W = int((g.n + R - 1) / R);
       constexpr int X = detail::kScanYzLines;
       const unsigned blocks = detail::grid_size((g.count + X - 1) / X);
@@ -556,6 +567,8 @@ void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Sto
     }
     default: break;
   }
+  if constexpr (is_factored_v<Rows>)
+    if (g.n > kClusterAbove && launch_cluster_lines<T>(L, g, rows, load, store, stream)) return;
   const int tiled_lines = tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device()));
   if (g.n > kSegmentedAbove && tiled_lines < kSegmentedTileLines)
     return launch_segmented<T>(L, g, rows, load, store, stream);
@@ -569,4 +582,5 @@ void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Sto
 
 }  // namespace tridsim::tridiag::gpu
 
+#include "solvers/tridiagonal/cuda/cluster_lines.cuh"    // (launch_cluster_lines)
 #include "solvers/tridiagonal/cuda/segmented_lines.cuh"  // (launch_segmented)
