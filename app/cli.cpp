@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <set>
 #include <string_view>
@@ -17,6 +19,7 @@
 #include "core/backend.hpp"
 #include "core/device.hpp"
 #include "core/domain.hpp"
+#include "app/deck_keys.hpp"
 #include "app/simulation.hpp"
 #include "core/module.hpp"
 #include "core/names.hpp"
@@ -71,6 +74,30 @@ void print_info() {
   }
   fmt::print("modules:\n");
   for (const auto* m : registered_modules()) fmt::print("  {:10} {}\n", m->name, m->description);
+}
+
+// The registered module `name`, or an error listing them with the closest.
+const ModuleInfo& module_named(const std::string& name) {
+  register_builtin_modules();
+  if (const ModuleInfo* m = find_module(name)) return *m;
+  std::vector<std::string> names;
+  for (const auto* m : registered_modules()) names.push_back(m->name);
+  throw Error("unknown module: " + unknown_name_message(name, names));
+}
+
+// `tridsim new`: the template to stdout, or to a new file (an existing one is left alone).
+void write_template(const ModuleInfo& module, const std::string& file) {
+  if (module.example.empty()) throw Error("module " + module.name + " has no template deck");
+  const std::string text = template_deck(module);
+  if (file.empty()) {
+    fmt::print("{}", text);
+    return;
+  }
+  if (std::filesystem::exists(file)) throw Error("new: '" + file + "' exists; give another file (it is not overwritten)");
+  std::ofstream out(file);
+  out << text;
+  if (!out.flush()) throw Error("new: cannot write '" + file + "'");
+  fmt::print(stderr, "wrote {} (tridsim check {} validates it)\n", file, file);
 }
 
 }  // namespace
@@ -200,8 +227,14 @@ int run_command(int argc, char** argv) {
   add_progress_flag(bench);
   bench->add_option("--steps", opt.bench_steps, "number of steps to time (default: the deck's)")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
-  auto* info = app.add_subcommand("info", "version, build options, backends and devices");
+  auto* info = app.add_subcommand("info", "version, build options, backends and devices; with MODULE, its deck's keys");
+  std::string info_module, new_module, new_output;
+  info->add_option("module", info_module, "a module: list every key of its decks (type, default, unit, required)");
   add_global_flags(info, verbose, quiet);
+  auto* make = app.add_subcommand("new", "write a commented template deck of a module that runs as it is");
+  make->add_option("module", new_module, "the module (tridsim info lists them)")->required();
+  make->add_option("-o,--output", new_output, "the deck file to write (default: standard output); never overwritten");
+  add_global_flags(make, verbose, quiet);
 
   try {
     app.parse(argc, argv);
@@ -213,7 +246,7 @@ int run_command(int argc, char** argv) {
     return 0;
   }
   if (app.get_subcommands().empty()) {
-    fmt::print(stderr, "{}\nerror: give a subcommand: run, check, bench or info\n", app.help());
+    fmt::print(stderr, "{}\nerror: give a subcommand: run, check, bench, info or new\n", app.help());
     return 1;
   }
   if (verbose && quiet) {
@@ -223,14 +256,22 @@ int run_command(int argc, char** argv) {
   if (verbose) spdlog::set_level(spdlog::level::info);
   if (quiet || world_rank() > 0) spdlog::set_level(spdlog::level::err);
   opt.quiet = quiet;
-  if (!*info && opt.deck.empty() && !opt.restart) {  // (a restart may take the checkpoint's deck)
+  if (!*info && !*make && opt.deck.empty() && !opt.restart) {  // (a restart may take the checkpoint's deck)
     fmt::print(stderr, "error: {0}: give a deck: tridsim {0} DECK{1}\n", app.get_subcommands().front()->get_name(),
                *bench ? "" : " (or --restart CHECKPOINT, whose deck is used)");
     return 1;
   }
   try {
+    if (*info && !info_module.empty()) {
+      fmt::print("{}", key_reference(module_named(info_module)));
+      return 0;
+    }
     if (*info) {
       if (world_rank() == 0) print_info();
+      return 0;
+    }
+    if (*make) {
+      write_template(module_named(new_module), new_output);
       return 0;
     }
     opt.mode = *check ? RunOptions::Mode::check : *bench ? RunOptions::Mode::bench : RunOptions::Mode::run;

@@ -17,6 +17,7 @@
 #include <span>
 #include <fmt/ranges.h>
 
+#include "app/deck_keys.hpp"
 #include "app/progress.hpp"
 #include "app/time_line.hpp"
 #include "core/backend.hpp"
@@ -340,6 +341,11 @@ int run_simulation(const RunOptions& opt) {
     for (const auto* m : registered_modules()) names.push_back(m->name);
     root.fail("module", "unknown module: " + unknown_name_message(module_name, names));
   }
+  // The deck against the module's key table: several problems are all reported now; a single one
+  // after setup, if the reader (whose words are more precise) has not refused the deck by then.
+  const KeyTable key_table = deck_key_table(*info);
+  const std::vector<DeckError> key_errors = deck.check_against(key_table);
+  if (key_errors.size() > 1) throw several_errors(deck.file(), key_errors);
   SetupContext ctx;
   ctx.precision = pick(root, saved && !opt.precision ? std::optional(saved->precision) : opt.precision, "precision",
                        kPrecisionNames, Precision::float64);
@@ -455,6 +461,8 @@ int run_simulation(const RunOptions& opt) {
                             root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
   }
   deck.check_unknown_keys();
+  if (!key_errors.empty()) throw key_errors.front();
+  audit_key_table(deck, key_table);
   if (auto limit = module->max_stable_dt(); limit && time.dt > *limit) {
     const std::string why = module->max_stable_dt_reason();
     root.child("time").fail("dt", fmt::format("{:.6g} exceeds the scheme's stability limit {:.6g}{}", time.dt, *limit,

@@ -1,6 +1,7 @@
 #include "core/deck.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +20,7 @@ struct DeckState {
   std::map<std::string, std::set<std::string>> known;  // map path -> keys asked for
   std::map<std::string, YAML::Node> opened;            // maps a module looked into
   std::map<std::string, std::string> overrides;        // key path -> the --set that made it
+  std::set<std::string> asked;                         // every key path the reader asked for
 };
 }  // namespace detail
 
@@ -157,6 +159,7 @@ DeckNode::DeckNode(std::shared_ptr<detail::DeckState> state, YAML::Node node, st
 
 YAML::Node DeckNode::lookup(const std::string& key) const {
   state_->known[path_].insert(key);
+  state_->asked.insert(key_path(key));
   const YAML::Node& cn = node_;
   return cn[key];
 }
@@ -266,6 +269,7 @@ std::vector<std::string> DeckNode::keys() const {
   for (const auto& kv : node_) {
     out.push_back(kv.first.Scalar());
     state_->known[path_].insert(out.back());
+    state_->asked.insert(key_path(out.back()));
   }
   return out;
 }
@@ -347,6 +351,138 @@ void Deck::set(const std::string& assignment) {
   }
   node[parts.back()] = value;
   state_->overrides[path] = assignment;
+}
+
+std::vector<std::string> Deck::asked_keys() const { return {state_->asked.begin(), state_->asked.end()}; }
+
+namespace {
+
+// "a number or a map of keys": what a key of this shape must be, as the reader's errors say it.
+std::string expected(unsigned shape) {
+  static const std::pair<KeyShape, const char*> phrases[] = {
+      {kInteger, "an integer"},        {kNumber, "a number"},       {kExpression, "an expression"},
+      {kChoice, "a name"},             {kText, "a string"},         {kBool, "true or false"},
+      {kNumbers, "a list of numbers"}, {kIntegers, "a list of integers"}, {kTexts, "a list of strings"},
+      {kMatrix, "a list of lists"},    {kSection, "a map of keys"}, {kOpaque, "a map of keys"}};
+  std::vector<std::string> parts;
+  for (const auto& [bit, phrase] : phrases)
+    if ((shape & bit) && std::find(parts.begin(), parts.end(), phrase) == parts.end()) parts.emplace_back(phrase);
+  return list_names(parts);
+}
+
+template <class T>
+bool converts(const YAML::Node& n) {
+  if (!n.IsScalar()) return false;
+  try {
+    (void)n.as<T>();
+    return true;
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+bool all_of(const YAML::Node& n, bool (*ok)(const YAML::Node&)) {
+  if (!n.IsSequence()) return false;
+  for (const auto& e : n)
+    if (!ok(e)) return false;
+  return true;
+}
+
+// Whether a value has one of the shapes a key takes.
+bool fits(const YAML::Node& n, unsigned shape) {
+  if (n.IsMap()) return shape & (kSection | kOpaque);
+  if (n.IsScalar()) {
+    if (shape & (kText | kExpression | kChoice)) return true;
+    return ((shape & kNumber) && converts<double>(n)) || ((shape & kInteger) && converts<long>(n)) ||
+           ((shape & kBool) && converts<bool>(n));
+  }
+  auto scalar = [](const YAML::Node& e) { return e.IsScalar(); };
+  return ((shape & kNumbers) && all_of(n, [](const YAML::Node& e) { return converts<double>(e); })) ||
+         ((shape & kIntegers) && all_of(n, [](const YAML::Node& e) { return converts<long>(e); })) ||
+         ((shape & kTexts) && all_of(n, scalar)) ||
+         ((shape & kMatrix) && all_of(n, [](const YAML::Node& row) {
+            return all_of(row, [](const YAML::Node& e) { return e.IsScalar(); });
+          }));
+}
+
+// The last segment of a dotted path, and whether the rest is `parent`'s pattern instance.
+bool child_of(const std::string& pattern, const std::string& parent, std::string& last) {
+  const std::size_t dot = pattern.rfind('.');
+  const std::string head = dot == std::string::npos ? "" : pattern.substr(0, dot);
+  last = dot == std::string::npos ? pattern : pattern.substr(dot + 1);
+  return parent.empty() ? head.empty() : !head.empty() && key_matches(head, parent);
+}
+
+void check_map(const detail::DeckState& s, const YAML::Node& map, const std::string& path, const KeyTable& table,
+               std::vector<DeckError>& errors) {
+  // The keys the table lists directly under this map (placeholders stand for any name).
+  std::set<std::string> listed, required;
+  bool any_name = false;
+  for (const auto& spec : table) {
+    std::string last;
+    if (!child_of(spec.path, path, last)) continue;
+    if (last.front() == '<') any_name = true;
+    else listed.insert(last);
+    if (spec.required && last.front() != '<') required.insert(last);
+  }
+  std::set<std::string> present, unknown;
+  for (const auto& kv : map)
+    if (const YAML::Node& v = kv.second; v.IsDefined() && !v.IsNull()) present.insert(kv.first.Scalar());
+  std::map<std::string, std::string> misspelt;  // a present unknown key -> the missing key it stands for
+  for (const auto& key : required)
+    if (!present.count(key)) {
+      std::set<std::string> others;
+      for (const auto& kv : map)
+        if (!listed.count(kv.first.Scalar())) others.insert(kv.first.Scalar());
+      if (const std::string guess = closest_match(key, others); !guess.empty()) misspelt[guess] = key;
+    }
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar(), full = path.empty() ? key : path + "." + key;
+    const KeySpec* spec = find_key(table, full);
+    if (!spec || (!listed.count(key) && !any_name)) {
+      if (auto m = misspelt.find(key); m != misspelt.end()) {
+        const std::string want = path.empty() ? m->second : path + "." + m->second;
+        const KeySpec* w = find_key(table, want);
+        errors.emplace_back(mark_of(s, kv.first, full), want,
+                            "missing required key (expected " + expected(w ? w->shape : 0) + "); the section has '" +
+                                key + "': did you mean '" + m->second + "'?");
+        continue;
+      }
+      std::string hint;
+      if (const std::string guess = closest_match(key, listed); !guess.empty()) hint = "; did you mean '" + guess + "'?";
+      else if (!listed.empty()) hint = "; valid keys here are: " + fmt::format("{}", fmt::join(listed, " "));
+      errors.emplace_back(mark_of(s, kv.first, full), full, "unknown key" + hint);
+      continue;
+    }
+    if (spec->shape == 0) {  // a key the module refuses, saying why
+      errors.emplace_back(mark_of(s, kv.first, full), full, spec->description);
+      continue;
+    }
+    const YAML::Node& v = kv.second;
+    if (!v.IsDefined() || v.IsNull()) continue;  // (a required one is reported below)
+    if (!fits(v, spec->shape)) {
+      errors.emplace_back(mark_of(s, v, full), full, "expected " + expected(spec->shape) + ", got " + describe(v));
+      continue;
+    }
+    if (v.IsMap() && (spec->shape & kSection)) check_map(s, v, full, table, errors);
+  }
+  for (const auto& key : required) {
+    if (present.count(key)) continue;
+    bool reported = false;
+    for (const auto& [typo, want] : misspelt) reported |= want == key;
+    if (reported) continue;
+    const std::string full = path.empty() ? key : path + "." + key;
+    errors.emplace_back(mark_of(s, map, path), full,
+                        "missing required key (expected " + expected(find_key(table, full)->shape) + ")");
+  }
+}
+
+}  // namespace
+
+std::vector<DeckError> Deck::check_against(const KeyTable& table) const {
+  std::vector<DeckError> errors;
+  check_map(*state_, state_->root, "", table, errors);
+  return errors;
 }
 
 void Deck::check_unknown_keys() const {

@@ -13,6 +13,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/deck_keys.hpp"
 #include "core/errors.hpp"
 #include "core/names.hpp"
 
@@ -103,6 +104,11 @@ class Deck {
   const std::string& file() const;
   // The deck as YAML text after the --set overrides.
   std::string resolved_text() const;
+  // Every problem the key table finds in one pass, in the deck's order: unknown keys (with the
+  // closest valid one), missing required keys and values of the wrong type, each at its line.
+  std::vector<DeckError> check_against(const KeyTable& table) const;
+  // The dotted paths of every key the reader asked for so far (present in the deck or not).
+  std::vector<std::string> asked_keys() const;
 
  private:
   std::shared_ptr<detail::DeckState> state_;

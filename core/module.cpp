@@ -13,8 +13,10 @@ std::map<std::string, ModuleInfo>& registry() {
 }
 }  // namespace
 
-bool register_module(const std::string& name, const std::string& description, ModuleFactory factory) {
-  auto [it, inserted] = registry().emplace(name, ModuleInfo{name, description, std::move(factory)});
+bool register_module(const std::string& name, const std::string& description, ModuleFactory factory, KeyTable keys,
+                     std::string example) {
+  auto [it, inserted] =
+      registry().emplace(name, ModuleInfo{name, description, std::move(factory), std::move(keys), std::move(example)});
   if (!inserted) throw Error("module '" + name + "' is registered twice");
   return true;
 }

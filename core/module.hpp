@@ -10,6 +10,7 @@
 
 #include "core/backend.hpp"
 #include "core/deck.hpp"
+#include "core/deck_keys.hpp"
 #include "core/domain.hpp"
 #include "core/expression.hpp"
 #include "core/field_stats.hpp"
@@ -92,11 +93,14 @@ using ModuleFactory = std::function<std::unique_ptr<Module>(Precision)>;
 struct ModuleInfo {
   std::string name, description;
   ModuleFactory create;
+  KeyTable keys;  // the keys of its deck section (core/deck_keys.hpp); empty: not checked by a table
+  std::string example;  // a small deck that runs as it is (`tridsim new NAME`); empty: none
 };
 
 // Register a module under `name` (its deck section has the same name). Returns true so it
 // can initialise a static: see TRIDSIM_REGISTER_MODULE.
-bool register_module(const std::string& name, const std::string& description, ModuleFactory factory);
+bool register_module(const std::string& name, const std::string& description, ModuleFactory factory,
+                     KeyTable keys = {}, std::string example = {});
 const ModuleInfo* find_module(const std::string& name);
 std::vector<const ModuleInfo*> registered_modules();
 

@@ -7,7 +7,8 @@ list or a map; a list element replaced; the file truncated; garbage bytes insert
 swapped), one to three at a time. `tridsim check` runs on every mutant, and `tridsim run` on a
 few with the grid shrunk and the time line cut short by --set. Each must exit 0, or 1 with one
 line "error: ..." on stderr (README: exit codes); a signal, another exit code, "internal error",
-more lines or a hang fails the test. Each process may use 4 GB (a legal but enormous grid must
+more lines (but for "error: FILE: N errors:" and one indented line per error, when one pass
+finds several) or a hang fails the test. Each process may use 4 GB (a legal but enormous grid must
 fail to allocate, cleanly). The mutants that fail are left in WORK_DIR/failed/.
 
 Usage: deck_mutation_test.py TRIDSIM SOURCE_DIR WORK_DIR [--per-deck N] [--runs N] [--seed S] [--jobs J]
@@ -158,6 +159,10 @@ def judge(args, cwd):
     if p.returncode == 0 and not lines:
         return "valid"
     if p.returncode == 1 and len(lines) == 1 and lines[0].startswith("error: "):
+        return "refused"
+    # Several deck errors found in one pass: "error: FILE: N errors:", then one indented line each.
+    if (p.returncode == 1 and len(lines) > 2 and lines[0].startswith("error: ") and lines[0].endswith(" errors:")
+            and all(l.startswith("  ") for l in lines[1:])):
         return "refused"
     return f"exit code {p.returncode}, stderr:\n{err[-2000:]}"
 
