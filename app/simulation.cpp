@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 #include <chrono>
+#include <cfloat>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -43,7 +44,9 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
-Grid read_grid(const DeckNode& g) {
+// Every module divides by h^2: the spacing h = (hi - lo)/(n - 1), h^2 and 1/h^2 must be normal
+// numbers of the run's precision (1/h^2 of hi: 1e-300 is inf, and the first step NaN).
+Grid read_grid(const DeckNode& g, Precision precision) {
   Grid grid;
   const auto n = g.get<std::vector<long>>("n");
   if (n.empty() || n.size() > 3) g.fail("n", "expected a list of 1 to 3 point counts, e.g. [129, 129]");
@@ -61,7 +64,15 @@ Grid read_grid(const DeckNode& g) {
     if (points > kMaxPoints)
       g.fail("n", fmt::format("{:.3g} points in all is more than any machine holds (at most 2^40 = {:.3g})", points,
                               kMaxPoints));
+    if (!std::isfinite(lo[a])) g.fail("lo", fmt::format("must be finite numbers, got {} on axis {}", lo[a], a));
+    if (!std::isfinite(hi[a])) g.fail("hi", fmt::format("must be finite numbers, got {} on axis {}", hi[a], a));
     if (!(hi[a] > lo[a])) g.fail("hi", fmt::format("hi must exceed lo on every axis (axis {}: lo={}, hi={})", a, lo[a], hi[a]));
+    const double h = (hi[a] - lo[a]) / double(n[a] - 1), tiny = precision == Precision::float32 ? FLT_MIN : DBL_MIN;
+    const double low = std::sqrt(tiny), high = 1 / std::sqrt(tiny);  // h^2 and 1/h^2 normal
+    if (!(h >= low && h <= high))
+      g.fail("hi", fmt::format("the spacing (hi - lo)/(n - 1) = {:.3g} on axis {} is out of range: the stencils' 1/h^2 "
+                               "must be a normal {} number, so h must lie in [{:.3g}, {:.3g}]",
+                               h, a, to_string(precision), low, high));
     grid.n[a] = n[a];
     grid.lo[a] = lo[a];
     grid.hi[a] = hi[a];
@@ -375,12 +386,19 @@ int run_simulation(const RunOptions& opt) {
         if (key == reserved)
           c->fail(key, fmt::format("'{}' is a variable or built-in constant of every expression; give the constant "
                                    "another name", key));
+      // muparser's rule for names: an expression could never name it otherwise (and the parser
+      // refuses to define it, an error then blamed on the first expression parsed).
+      const bool name_ok = !key.empty() && !std::isdigit((unsigned char)key[0]) &&
+                           std::all_of(key.begin(), key.end(), [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; });
+      if (!name_ok)
+        c->fail(key, "not a valid constant name: a name starts with a letter or '_', followed by letters, digits "
+                     "and '_' (e.g. k1, D_white)");
       const double value = c->get<double>(key);
       c->require(std::isfinite(value), key, value, "a finite number");
       ctx.constants[key] = value;
     }
 
-  const Grid grid = read_grid(root.child("grid"));
+  const Grid grid = read_grid(root.child("grid"), ctx.precision);
   std::unique_ptr<Module> module = info->create(ctx.precision);
   // Ranks (mpirun -np P): the grid split over them; rank 0 writes the files and the terminal.
   const std::unique_ptr<Domain> domain = make_domain(root, grid);
@@ -403,6 +421,7 @@ int run_simulation(const RunOptions& opt) {
     root.fail("time", "module " + module_name + " solves a steady problem: remove the time section");
   const TimeSettings time = steady ? TimeSettings{0, 0, 0, 1} : read_time(root.child("time"));
   ctx.end = time.end;
+  if (!steady) ctx.dt = time.dt;
   const auto out_node = root.maybe_child("output");
   auto out_get = [&](const std::string& key, auto fallback) {
     return out_node ? out_node->get_or(key, fallback) : fallback;
@@ -508,6 +527,8 @@ int run_simulation(const RunOptions& opt) {
     }
   }
   if (opt.mode == RunOptions::Mode::check) {
+    // The run's first diagnostics row (step 0) refuses what is not finite: so does check.
+    if (!steady && !resumed) check_finite(module->diagnostics(time.t0), *module, held, 0, time.t0);
     if (!opt.quiet && root_rank)
       fmt::print("{}: OK ({} module, {} points, {})\n", deck_file.string(), module_name, grid.size(),
                  steady ? std::string("steady: one solve") : fmt::format("{} steps", line.steps() - first));
@@ -589,7 +610,12 @@ int run_simulation(const RunOptions& opt) {
     if (opt.files)
       for (const auto* w : writers_wanted) {
         if (!root_rank && !on_every_rank(w)) continue;
-        writers.push_back(w->create(WriterSetup{files_at, name, grid, attributes, on_every_rank(w) ? domain.get() : nullptr}));
+        try {
+          writers.push_back(w->create(WriterSetup{files_at, name, grid, attributes, on_every_rank(w) ? domain.get() : nullptr}));
+        } catch (const Error& e) {  // (named in the output directory, not the staging one)
+          if (run_dir) throw Error(run_dir->as_published(e.what()));
+          throw;
+        }
         writers.back()->set_dir(files_at);
         local_fields.push_back(on_every_rank(w));
       }
@@ -805,6 +831,9 @@ int run_simulation(const RunOptions& opt) {
       } catch (const Error&) {  // (the error that matters is the one being reported)
       }
     }
+    // Files not yet published are named in the output directory (the staging one is internal).
+    if (const auto* error = dynamic_cast<const Error*>(&e); error && run_dir && !run_dir->published())
+      if (std::string m = run_dir->as_published(error->what()); m != error->what()) throw Error(m);
     throw;
   }
   const long run_steps = done - first;

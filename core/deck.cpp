@@ -88,14 +88,14 @@ std::string type_name(bool plural = false) {
 }
 
 std::string describe(const YAML::Node& n) {
-  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsScalar()) return quoted(n.Scalar());
   if (n.IsSequence()) return "a list";
   if (n.IsMap()) return "a map";
   return "nothing";
 }
 
 std::string mark_of(const detail::DeckState& s, const YAML::Node& n, const std::string& path) {
-  if (auto it = s.overrides.find(path); it != s.overrides.end()) return "command line (--set " + it->second + ")";
+  if (auto it = s.overrides.find(path); it != s.overrides.end()) return "command line (--set " + quoted(it->second) + ")";
   if (!n.IsDefined() || n.Mark().is_null()) return s.file;
   return s.file + ":" + std::to_string(n.Mark().line + 1);
 }
@@ -330,7 +330,7 @@ void Deck::set(const std::string& assignment) {
                             unsigned(static_cast<unsigned char>(assignment[at])), at + 1));
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw Error("--set expects KEY=VALUE (e.g. heat.scheme=douglas), got '" + assignment + "'");
+    throw Error("--set expects KEY=VALUE (e.g. heat.scheme=douglas), got " + quoted(assignment));
   const std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {

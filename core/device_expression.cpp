@@ -123,7 +123,7 @@ std::string device_expression_source(const std::string& code, Precision precisio
 }
 
 std::string device_expression_ptx(const std::string& code, Precision precision, int sm) {
-  return compile(device_expression_source(code, precision), "expression '" + code + "'", sm, true);
+  return compile(device_expression_source(code, precision), "expression " + quoted(code), sm, true);
 }
 
 void* compiled_kernel(const std::string& source, const std::string& name, const std::string& what) {
@@ -173,7 +173,7 @@ DeviceExpression<T>::DeviceExpression(const std::string& text, const Constants& 
     : impl_(std::make_unique<Impl>()) {
   impl_->code = translate_expression(text, constants);
   impl_->kernel = kernel_for(device_expression_source(impl_->code, precision_of<T>()), kernel_name,
-                             "expression '" + impl_->code + "'");
+                             "expression " + quoted(impl_->code));
 }
 
 template <class T>

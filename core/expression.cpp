@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <string_view>
@@ -298,12 +299,12 @@ Expression::Expression(const std::string& text, const Constants& constants, cons
     // muparser also takes assignments and several comma-separated expressions (the last one's
     // value wins): refused, as the GPU translator refuses them.
     if (has_assignment(text))
-      throw Error("cannot parse expression '" + text +
-                  "': '=' assigns a value, which an expression may not (to compare, use '==')");
+      throw Error("cannot parse expression " + quoted(text) +
+                  ": '=' assigns a value, which an expression may not (to compare, use '==')");
     p.SetExpr(text);
     p.Eval();  // parse now, so errors surface at setup
     if (p.GetNumResults() > 1)
-      throw Error("cannot parse expression '" + text + "': several comma-separated expressions; give one (commas "
+      throw Error("cannot parse expression " + quoted(text) + ": several comma-separated expressions; give one (commas "
                   "separate only a function's arguments, as in min(x, 1))");
     for (const auto& [name, ptr] : p.GetUsedVar()) {
       if (name == "t") uses_t_ = true;
@@ -313,7 +314,7 @@ Expression::Expression(const std::string& text, const Constants& constants, cons
     impl_->block = BlockProgram::compile(p.GetByteCode(), [&](const double* a) { return impl_->input_of(a); });
     if (impl_->block) impl_->registers.assign(std::size_t(impl_->block->registers()) * kBlock, 0.0);
   } catch (const mu::Parser::exception_type& e) {
-    throw Error("cannot parse expression '" + text + "': " + e.GetMsg() +
+    throw Error("cannot parse expression " + quoted(text) + ": " + e.GetMsg() +
                 " (variables: " + listed + "; constants: pi, e and those under 'constants:')");
   }
 }
@@ -424,6 +425,41 @@ void require_finite_expression(const DeckNode& node, const std::string& key, con
   }
 }
 
+template <class T>
+double require_step_gain(const DeckNode& node, const std::string& key, const Grid& g, double d_max, double dt) {
+  double gain = 1;
+  int worst = 0;
+  for (int a = 0; a < g.dim; ++a) {
+    gain += 4 * d_max * dt / (g.h(a) * g.h(a));
+    if (g.h(a) < g.h(worst)) worst = a;
+  }
+  const double top = 1 / double(std::numeric_limits<T>::epsilon());
+  if (!(gain <= top))
+    node.fail(key, fmt::format("{:.3g} is too large for one step in {}: the diffusion number D dt / h^2 = {:.3g} (dt = "
+                               "{:.3g}, h = {:.3g} on axis {}) grows values by up to G = 1 + 4 sum D dt / h^2 = {:.3g} "
+                               "per stage, which must stay below 1/epsilon = {:.3g} (beyond it the implicit lines lose "
+                               "their 1 + ... to rounding and may be singular): a smaller D or time.dt, or a coarser grid",
+                               d_max, precision_of<T>() == Precision::float32 ? "float" : "double",
+                               d_max * dt / (g.h(worst) * g.h(worst)), dt, g.h(worst), worst, gain, top));
+  return gain * gain;
+}
+
+template <class T>
+void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values) {
+  double m = 0;
+  for (index_t o = 0; o < g.size(); ++o) m = std::max(m, std::abs(double(values[o])));
+  const double top = double(std::numeric_limits<T>::max()), room = std::max(gain2, double(g.size()));
+  if (!(m * room <= top))
+    node.fail(key, fmt::format("has values up to {:.3g}, too large for the first step in {}: the step grows them by up "
+                               "to {:.3g} (and a mean sums {} nodes), so they must stay below {:.3g}",
+                               m, precision_of<T>() == Precision::float32 ? "float" : "double", gain2, g.size(),
+                               top / room));
+}
+
+template double require_step_gain<float>(const DeckNode&, const std::string&, const Grid&, double, double);
+template double require_step_gain<double>(const DeckNode&, const std::string&, const Grid&, double, double);
+template void require_step_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);
+template void require_step_headroom<double>(const DeckNode&, const std::string&, const Grid&, double, const double*);
 template void require_finite_values<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);
 template void require_finite_values<double>(const DeckNode&, const std::string&, const Grid&, double, const double*);
 

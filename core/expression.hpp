@@ -87,4 +87,18 @@ std::vector<double> times_for(bool uses_time, const std::vector<double>& times);
 void require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
                                const std::vector<double>& times);
 
+// What one step of a diffusion scheme (heat, glioma, reaction-diffusion) can take in precision T.
+// With w_a = D dt / h_a^2 on axis a, one application of the stencil grows values by at most
+// G = 1 + 4 sum_a w_a. G must stay below 1/epsilon of T: beyond it the 1 of an implicit line's
+// I + w L is lost to rounding (a line with insulated ends then has a zero pivot), and a step's two
+// stages (G^2) come near overflow. d_max: the largest diffusivity, of node.key, where a DeckError
+// says so with the numbers. Returns G^2, the growth a step's two stages allow.
+template <class T>
+double require_step_gain(const DeckNode& node, const std::string& key, const Grid& g, double d_max, double dt);
+// Initial data of node.key (values over g) whose largest magnitude m must leave the first step
+// room: m G^2 (gain2, as returned above) and m N (the sum over g's N nodes that a mean takes)
+// finite in T, else a DeckError there.
+template <class T>
+void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values);
+
 }  // namespace tridsim

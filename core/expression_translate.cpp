@@ -135,7 +135,7 @@ class Translator {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error("cannot compile expression '" + s_ + "' for the GPU: " + what + " at position " +
+    throw Error("cannot compile expression " + quoted(s_) + " for the GPU: " + what + " at position " +
                 std::to_string(at_));
   }
   [[noreturn]] void unexpected(const std::string& wanted) const {

@@ -28,6 +28,9 @@ struct SetupContext {
   // The run's end time (a steady problem, or none given: the start time). Data that move with t
   // are checked at check_times(t0, end) (core/expression.hpp), so check refuses what a run would.
   std::optional<double> end;
+  // The run's time.dt (none for a steady problem): the largest step, for the checks of what one step
+  // can take (the diffusion number D dt / h^2, core/expression.hpp).
+  std::optional<double> dt;
   // The grid's split over the run's ranks (core/domain.hpp); null: the whole grid on this process.
   // A module whose distributes() is true works on domain->local() and owns domain's owned nodes.
   const Domain* domain = nullptr;

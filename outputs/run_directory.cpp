@@ -136,6 +136,13 @@ void RunDirectory::finish() {
   if (published_) write_manifest();
 }
 
+std::string RunDirectory::as_published(std::string message) const {
+  const std::string from = staging_.string(), to = dir_.string();
+  for (std::size_t at = message.find(from); at != std::string::npos; at = message.find(from, at + to.size()))
+    message.replace(at, from.size(), to);
+  return message;
+}
+
 void RunDirectory::require_intact() const {
   const OutputDirLock* lock = published_ ? lock_.get() : staging_lock_.get();
   if (lock && lock->locks(path())) return;

@@ -46,6 +46,9 @@ class RunDirectory {
   // Throws Error if the directory the run writes in was deleted or replaced while it ran: its
   // result is gone, so the run cannot end as complete.
   void require_intact() const;
+  // A message with the staging directory's path named as the output directory's (the user's
+  // path: the staging one is internal and gone once the run ends).
+  std::string as_published(std::string message) const;
 
  private:
   bool is_previous_result(const std::string& entry) const;

@@ -26,7 +26,7 @@ Expression zero(const Constants& c) { return Expression("0", c); }
 bool is_zero(const Expression& e) { return e.is_constant() && e(0, 0, 0, 0) == 0; }
 
 void require_steady(const DeckNode& n, const std::string& key, const Expression& e) {
-  if (e.uses_time()) n.fail(key, "the problem is steady: '" + e.text() + "' may use x and y but not t");
+  if (e.uses_time()) n.fail(key, "the problem is steady: " + quoted(e.text()) + " may use x and y but not t");
 }
 
 // A pair of numbers or expressions, [a, b].

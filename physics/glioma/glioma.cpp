@@ -113,6 +113,10 @@ void GliomaModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupCon
     D_[i] = T(D_white_ * double(white_[i]) + D_grey_ * double(grey_[i]));
   }
 
+  // (fractions sum to at most 1: D is at most the larger of the two)
+  require_step_gain<T>(s, D_white_ >= D_grey_ ? "D_white" : "D_grey", grid, std::max(D_white_, D_grey_),
+                       ctx.dt.value_or(0.0));
+
   // 3. Initial density: a Gaussian seed or an expression; none outside the tissue.
   c_.assign(N, T(0));
   if (s.has("seed") == s.has("initial")) s.fail("seed", "give exactly one of 'seed' (a Gaussian) or 'initial' (an expression)");

@@ -94,9 +94,11 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
     fill_on_backend(s, "diffusivity", kappa, ctx.backend, grid, t0, kappa_.data());
     require_finite_values(s, "diffusivity", grid, t0, kappa_.data());
     const T lo = *std::min_element(kappa_.begin(), kappa_.end());
-    s.require(lo > 0 && std::isfinite(double(lo)), "diffusivity", kappa.text() + " (minimum " + std::to_string(lo) + ")",
+    s.require(lo > 0 && std::isfinite(double(lo)), "diffusivity", quoted(kappa.text()) + " (minimum " + std::to_string(lo) + ")",
               "positive at every grid node");
   }
+  const double kappa_max = variable_kappa_ ? double(*std::max_element(kappa_.begin(), kappa_.end())) : double(kappa0_);
+  const double gain2 = require_step_gain<T>(s, "diffusivity", grid, kappa_max, ctx.dt.value_or(0.0));
   if (s.has("source")) {
     source_ = Expression::from_deck(s, "source", constants);
     has_source_ = !(source_.is_constant() && source_(0, 0, 0, 0) == 0.0);
@@ -130,6 +132,7 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
   u_.resize(grid.size());
   fill_on_backend(s, "initial", initial, ctx.backend, grid, t0, u_.data());
   require_finite_values(s, "initial", grid, t0, u_.data());
+  require_step_headroom(s, "initial", grid, gain2, u_.data());
   bc_.impose_dirichlet(t0, u_.data());
   if (grid.dim > 1 || unsplit_) work_.resize(grid.size());
   flux_.clear();

@@ -279,7 +279,10 @@ void ReactionDiffusionModule<T>::require_forward_diffusion(const DeckNode& s) co
     double negated[kMaxSpecies * kMaxSpecies];
     double size = 0;
     for (int k = 0; k < mm; ++k) negated[k] = -double(d[k]), size = std::max(size, std::abs(negated[k]));
-    const double re = -rd::spectral_abscissa(negated, m_);
+    // Scaled by a power of 2 (exactly) to entries of at most 1: no product overflows (D = 1e300 is not -inf).
+    const double scale = size > 0 ? std::exp2(std::ceil(std::log2(size))) : 1.0;
+    for (int k = 0; k < mm; ++k) negated[k] /= scale;
+    const double re = -rd::spectral_abscissa(negated, m_) * scale;
     return re < -1e-12 * size ? re : 0.0;
   };
   const index_t N = D_.node ? g_.size() : 1;
@@ -371,6 +374,16 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
   u_.assign(std::size_t(N * m_), T(0));
   planes_.assign(std::size_t(m_), AlignedVector<T>(std::size_t(N)));
   const DeckNode init = s.child("initial");
+  // What one step can take: D's largest row sum of |D_ij| (over the nodes where it varies) bounds
+  // how fast any species diffuses.
+  double d_max = 0;
+  for (index_t o = 0; o < (D_.node ? N : 1); ++o)
+    for (int i = 0; i < m_; ++i) {
+      double row = 0;
+      for (int j = 0; j < m_; ++j) row += std::abs(double(D_.node ? D_.node[(o * m_ + i) * m_ + j] : D_.d[i * m_ + j]));
+      d_max = std::max(d_max, row);
+    }
+  const double gain2 = require_step_gain<T>(s, "diffusion", g_, d_max, ctx.dt.value_or(0.0));
   double amplitude = 0;
   std::uint64_t seed = 1;
   if (auto p = s.maybe_child("perturbation")) {
@@ -387,6 +400,7 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
     T* plane = planes_[std::size_t(k)].data();
     fill_on_backend(init, name, e, ctx.backend, g_, t0, plane);
     require_finite_values(init, name, g_, t0, plane);
+    require_step_headroom(init, name, g_, gain2, plane);
     for (index_t o = 0; o < N; ++o)
       u_[std::size_t(o * m_ + k)] =
           T(double(plane[o]) + amplitude * noise(seed, std::uint64_t(global_node(o)), std::uint64_t(k)));

@@ -198,6 +198,46 @@ refused_both tissuesum "glioma.tissue: white + grey = 2 at node (0, 0, 0) (x = -
   "$src/inputs/glioma2d.yaml" --set 'glioma.tissue={white: 1, grey: 1}'
 refused_both nanconstant "constants.k: must be a finite number, got nan" "$src/inputs/glioma2d.yaml" --set constants.k=.nan
 
+# Messages at the key that causes them: grid bounds, a constant's name, a diffusivity or initial
+# data that one step cannot take in the precision (each ended in a NaN, a zero pivot or "the run
+# diverged" at step 0 or 1, or was blamed on another key).
+refused_both gridlonan "grid.lo: must be finite numbers, got nan on axis 0" "$src/inputs/heat2d.yaml" \
+  --set 'grid.lo=[.nan, 0]'
+refused_both gridhiinf "grid.hi: must be finite numbers, got inf on axis 0" "$src/inputs/heat2d.yaml" \
+  --set 'grid.hi=[.inf, 1]'
+refused_both gridtiny "grid.hi: the spacing (hi - lo)/(n - 1) = 3.91e-303 on axis 0 is out of range: .* h must lie in \[1.49e-154," \
+  "$src/inputs/heat1d.yaml" --set 'grid.hi=[1e-300]'
+refused_both gridtinyfloat "grid.hi: .* must be a normal float number, so h must lie in \[1.08e-19," \
+  "$src/inputs/heat1d.yaml" --set 'grid.hi=[1e-18]' --precision float
+refused_both constantname "constants.1k: not a valid constant name: a name starts with a letter or '_'" \
+  "$src/inputs/glioma2d.yaml" --set 'constants={1k: 3}'
+refused_both hugediffusivity "heat.diffusivity: 1e+300 is too large for one step in double: the diffusion number D dt / h^2 = 2.56e+302" \
+  "$src/inputs/heat1d.yaml" --set heat.diffusivity=1e300
+refused_both singularlines "heat.diffusivity: 1e+150 is too large for one step in double" "$src/inputs/heat3d.yaml" \
+  --set grid.n=[17,17,17] --set heat.diffusivity=1e150  # (a zero pivot in the insulated lines)
+refused_both hugeinitial "heat.initial: has values up to 1e+308, too large for the first step in double" \
+  "$src/inputs/heat1d.yaml" --set 'heat.initial=1e308*x'
+refused_both hugeinitialfloat "heat.initial: has values up to 1e+36, too large for the first step in float" \
+  "$src/inputs/heat1d.yaml" --set 'heat.initial=1e36' --precision float
+refused_both hugeglioma "glioma.D_white: 1e+300 is too large for one step in double" "$src/inputs/glioma2d.yaml" \
+  --set grid.n=[51,51] --set glioma.D_white=1e300
+refused_both hugerd "reaction_diffusion.diffusion: 1e+300 is too large for one step in double" "$src/inputs/turing2d.yaml" \
+  --set grid.n=[17,17] --set 'reaction_diffusion.diffusion=[[1e300, 0], [0, 1]]'
+refused_both hugerdinitial "reaction_diffusion.initial.u: has values up to 1e+306, too large" "$src/inputs/turing2d.yaml" \
+  --set grid.n=[17,17] --set 'reaction_diffusion.initial.u=1e306'
+"$tridsim" check "$src/inputs/heat3d.yaml" --set grid.n=[17,17,17] --set heat.diffusivity=1e12 > bigkappa.log 2>&1 &&
+  "$tridsim" run "$src/inputs/heat3d.yaml" --set grid.n=[17,17,17] --set heat.diffusivity=1e12 -o bigkappa -q \
+    >> bigkappa.log 2>&1 || { fail "a large diffusivity within the step's range refused"; cat bigkappa.log; }
+# Expressions are quoted shortened (the first 80 characters and the length), once per message.
+long=$(printf 'x+%.0s' $(seq 10000))
+refused_both longexpression "heat.initial: cannot parse expression 'x+x+.*…' (20001 characters): " \
+  "$src/inputs/heat1d.yaml" --set "heat.initial=$long("
+[ "$(wc -c < longexpression-run.log)" -lt 600 ] || fail "longexpression: the message echoes the whole expression"
+# A file the run cannot create is named in the output directory, not the staging one.
+refused stagedpath "cannot create '$PWD/staged/a\{240\}_diagnostics.csv'" "$tridsim" run "$src/inputs/heat1d.yaml" \
+  -o staged --set name="$(printf 'a%.0s' $(seq 240))"
+! grep -q "tridsim-new" stagedpath.log || fail "stagedpath: the error names the staging directory"
+
 # An expression is one expression: no assignment, no comma-separated list (muparser would take both).
 comma="several comma-separated expressions; give one"
 refused_both commainitial "heat.initial: cannot parse expression '1, 2': $comma" "$src/inputs/heat1d.yaml" \
