@@ -144,8 +144,9 @@ def memory_limit(tridsim):
     return env, lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def judge(args, cwd):
-    """Run tridsim; return "valid" or "refused" if its answer is clean, else what is wrong with it."""
+def judge(args, cwd, errors=None):
+    """Run tridsim; return "valid" or "refused" if its answer is clean, else what is wrong with it
+    (its error lines are added to the list `errors`, if given)."""
     env, preexec = memory_limit(args[0])
     try:
         p = subprocess.run(args, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT_S,
@@ -154,6 +155,7 @@ def judge(args, cwd):
         return f"no answer within {TIMEOUT_S} s"
     err = p.stderr.decode("utf-8", "replace")
     lines = [l for l in err.splitlines() if not l.startswith("[warning] ")]
+    errors is not None and errors.extend(lines)
     if p.returncode < 0:
         return f"killed by signal {-p.returncode}: {err[-2000:]}"
     if p.returncode == 0 and not lines:
@@ -167,18 +169,33 @@ def judge(args, cwd):
     return f"exit code {p.returncode}, stderr:\n{err[-2000:]}"
 
 
-def command(case):
+def command(case, check=False):
     deck, _, tridsim, work, run_args = case
-    if run_args is None:
-        return [tridsim, "check", str(deck)]
+    if run_args is None or check:
+        return [tridsim, "check", str(deck), *(run_args or [])]
     return [tridsim, "run", str(deck), "--no-progress", "-o", str(work / (deck.stem + "-out")), *run_args]
 
 
+AFTER_FIRST_STEP = re.compile(r" at step ([0-9]+), t = ")  # a run that diverged: "u_min is NaN at step 2, t = ..."
+
+
 def run_case(case):
-    deck, text, _, work, _ = case
+    """The mutant's answer. A case with run arguments is also checked with them: check is run without
+    the steps, so both must be valid, or both refused with the same error (issue 34), unless the run
+    failed after its first step."""
+    deck, text, _, work, run_args = case
     deck.write_bytes(text.encode("utf-8", "surrogateescape"))
-    why = judge(command(case), work)
+    check_errors, run_errors = [], []
+    checked = judge(command(case, check=True), work, check_errors) if run_args is not None else None
+    why = judge(command(case), work, run_errors)
     shutil.rmtree(work / (deck.stem + "-out"), ignore_errors=True)
+    if checked is None or why not in ("valid", "refused"):
+        return why
+    if checked not in ("valid", "refused"):
+        return f"check: {checked}"
+    later = AFTER_FIRST_STEP.search("\n".join(run_errors))
+    if (checked, check_errors) != (why, run_errors) and not (checked == "valid" and later and int(later.group(1)) > 1):
+        return f"check and run disagree:\n  check: {checked} {check_errors}\n  run:   {why} {run_errors}"
     return why
 
 
@@ -198,7 +215,7 @@ def main():
     ap.add_argument("source_dir", type=Path)
     ap.add_argument("work_dir", type=Path)
     ap.add_argument("--per-deck", type=int, default=60, help="check runs per deck")
-    ap.add_argument("--runs", type=int, default=3, help="of those, tiny `tridsim run`s per deck")
+    ap.add_argument("--runs", type=int, default=6, help="of those, tiny `tridsim run`s per deck, each beside its check")
     ap.add_argument("--seed", type=int, default=20240611)
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
@@ -228,8 +245,8 @@ def main():
                 print(f"FAIL: {label}: {' '.join(repr(a) if ' ' in a else a for a in command(case))}: {why}\n")
     runs = sum(1 for c, _ in cases if c[4] is not None)
     print(f"{len(cases) - failures} of {len(cases)} mutated decks answered cleanly "
-          f"({len(cases) - runs} checks, {runs} tiny runs; {answers['valid']} valid, {answers['refused']} refused; "
-          f"seed {a.seed})")
+          f"({len(cases) - runs} checks, {runs} tiny runs each checked too; {answers['valid']} valid, "
+          f"{answers['refused']} refused; seed {a.seed})")
     sys.exit(1 if failures else 0)
 
 
