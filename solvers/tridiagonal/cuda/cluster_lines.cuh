@@ -23,12 +23,115 @@
 
 namespace tridsim::tridiag::gpu {
 
+// ---- thread-block clusters: device helpers and the launch -------------------------------------
+// (The runtime's cluster intrinsics rather than cooperative_groups, which would bring a global
+// namespace `cuda` beside tridsim::cuda into every includer. The helpers compile for any
+// architecture; a kernel calls them only when launched on clusters, which needs sm_90.)
+namespace cluster {
+
+__device__ __forceinline__ int size() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  return int(__clusterSizeInBlocks());
+#else
+  return 1;
+#endif
+}
+__device__ __forceinline__ int rank() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  return int(__clusterRelativeBlockRank());
+#else
+  return 0;
+#endif
+}
+// Arrive: this block's writes to its shared memory become visible to the cluster; wait: every
+// block of the cluster has arrived.
+__device__ __forceinline__ void arrive() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  __cluster_barrier_arrive();
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void wait() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  __cluster_barrier_wait();
+#endif
+}
+__device__ __forceinline__ void sync() {
+  arrive();
+  wait();
+}
+// The value at `p` (in this block's shared memory) in block `rank`'s shared memory.
+template <class U>
+__device__ __forceinline__ U peer(const U* p, int rank) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  return *static_cast<const U*>(__cluster_map_shared_rank(p, unsigned(rank)));
+#else
+  return *p;
+#endif
+}
+
+constexpr int kPortableBlocks = 8;  // cluster sizes every sm_90 device runs
+constexpr int kMaxBlocks = 16;      // the largest the hardware allows (non-portable)
+
+// Whether this device runs a cluster of `K` blocks of `kernel` with `smem` bytes each (asked once
+// per kernel, device and shape: the answer depends on how its multiprocessors are grouped).
+template <class Kernel>
+bool fits(Kernel kernel, int dev, int K, std::size_t smem, cudaLaunchConfig_t cfg) {
+  static std::mutex mu;
+  static std::map<std::tuple<const void*, int, int, std::size_t>, bool> known;
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), dev, K, smem);
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  bool ok = false;
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90) {
+    if (K > kPortableBlocks) TRIDIAG_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    int clusters = 0;
+    ok = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0;
+  }
+  (void)cudaGetLastError();  // (a refusal above is an answer, not an error to report later)
+  known.emplace(key, ok);
+  return ok;
+}
+
+// Launch `kernel` on `blocks` blocks in clusters of K consecutive ones; false (nothing queued) where
+// the device cannot (before sm_90, or no room for a cluster of that size).
+template <class Kernel, class... Args>
+bool launch(Kernel kernel, unsigned blocks, unsigned threads, std::size_t smem, int K, cudaStream_t stream,
+            Args... args) {
+  const int dev = detail::current_device();
+  int major = 0;
+  TRIDIAG_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  const detail::Limits lim = detail::device_limits(dev);
+  if (major < 9 || K > kMaxBlocks || smem > lim.optin) return false;
+  if (smem > (48u << 10)) detail::prepare_kernel(kernel, dev, lim);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = unsigned(K);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  if (!fits(kernel, dev, K, smem, cfg)) return false;
+  TRIDIAG_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
+  return true;
+}
+
+}  // namespace cluster
+
 namespace cluster_lines {
+
+using cluster::kMaxBlocks;
+using cluster::kPortableBlocks;
 
 constexpr int kLines = 32;          // lines per cluster (y/z: a row of them is 256 B in double)
 constexpr int kRows = 16;           // rows per segment, in registers
-constexpr int kPortableBlocks = 8;  // cluster sizes every sm_90 device runs
-constexpr int kMaxBlocks = 16;      // the largest the hardware allows (non-portable)
 
 struct Plan {
   int W = 0;  // segments per line and block: 16 (two blocks per multiprocessor) or 32 (one)
@@ -68,9 +171,6 @@ Plan plan_for(index_t n, index_t count, bool along_x) {
 template <class T, int W, bool AlongX, class Load, class Store>
 __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
     scan_cluster_lines(Geometry g, FactoredRows<T> rows, Load load, Store store) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();  // (clusters need sm_90; the host launches this only there)
-#else
   using Map = detail::SegmentMap<T>;
   constexpr int X = kLines, R = kRows, C = W * R, kThreads = X * W;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -81,13 +181,7 @@ __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
   T* const tile = carry_in + X;  // x lines: [line][row], stride C + 1
   constexpr int ld = C + 1;
 
-  // (The runtime's cluster intrinsics rather than cooperative_groups, which would bring a global
-  // namespace `cuda` beside tridsim::cuda into every includer.)
-  const int K = int(__clusterSizeInBlocks()), rank = int(__clusterRelativeBlockRank());
-  auto cluster_sync = [] {
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
-  };
+  const int K = cluster::size(), rank = cluster::rank();
   const index_t q0 = index_t(blockIdx.x / unsigned(K)) * X;
   const int n = int(g.n), r_block = rank * C, rows_here = detail::imin(C, n - r_block > 0 ? n - r_block : 0);
   const int nl = int(g.count - q0 < X ? g.count - q0 : X);
@@ -135,11 +229,11 @@ __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
     for (int u = 0; u < W; ++u) b = {maps[u * X + lane].a * b.a, fma(maps[u * X + lane].a, b.b, maps[u * X + lane].b)};
     fwd[lane] = b;
   }
-  cluster_sync();
+  cluster::sync();
   if (w == 0) {  // the carry into this block: the earlier blocks' maps composed
     T c = T(0);
     for (int j = 0; j < rank; ++j) {
-      const Map m = *static_cast<const Map*>(__cluster_map_shared_rank(fwd + lane, unsigned(j)));
+      const Map m = cluster::peer(fwd + lane, j);
       c = fma(m.a, c, m.b);
     }
     carry_in[lane] = c;
@@ -175,18 +269,18 @@ __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
       b = {maps[u * X + lane].a * b.a, fma(maps[u * X + lane].a, b.b, maps[u * X + lane].b)};
     bwd[lane] = b;
   }
-  cluster_sync();
+  cluster::sync();
   if (w == 0) {
     T c = T(0);
     for (int j = K - 1; j > rank; --j) {
-      const Map m = *static_cast<const Map*>(__cluster_map_shared_rank(bwd + lane, unsigned(j)));
+      const Map m = cluster::peer(bwd + lane, j);
       c = fma(m.a, c, m.b);
     }
     carry_in[lane] = c;
   }
   // This block reads no other block's shared memory from here on; it must not exit before the
   // others have read its own.
-  __cluster_barrier_arrive();
+  cluster::arrive();
   __syncthreads();
   carry = carry_in[lane];
   for (int u = W - 1; u > w; --u) carry = fma(maps[u * X + lane].a, carry, maps[u * X + lane].b);
@@ -213,29 +307,7 @@ __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
     for (int k = 0; k < R; ++k)
       if (k < L) store(base + index_t(r0 + k) * g.s, q, r0 + k, v[k]);
   }
-  __cluster_barrier_wait();
-#endif
-}
-
-// Whether this device runs a cluster of `K` blocks of `kernel` with `smem` bytes each (asked once
-// per kernel, device and shape: the answer depends on how its multiprocessors are grouped).
-template <class Kernel>
-bool cluster_fits(Kernel kernel, int dev, int K, std::size_t smem, cudaLaunchConfig_t cfg) {
-  static std::mutex mu;
-  static std::map<std::tuple<const void*, int, int, std::size_t>, bool> known;
-  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), dev, K, smem);
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = known.find(key); it != known.end()) return it->second;
-  bool fits = false;
-  cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90) {
-    if (K > kPortableBlocks) TRIDIAG_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    int clusters = 0;
-    fits = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0;
-  }
-  (void)cudaGetLastError();  // (a refusal above is an answer, not an error to report later)
-  known.emplace(key, fits);
-  return fits;
+  cluster::wait();
 }
 
 }  // namespace cluster_lines
@@ -246,28 +318,11 @@ template <class T, class Load, class Store>
 bool launch_cluster_lines(const LineSet& L, const Geometry& g, const FactoredRows<T>& rows, const Load& load,
                           const Store& store, cudaStream_t stream) {
   using namespace cluster_lines;
-  const int dev = detail::current_device();
-  int major = 0;
-  TRIDIAG_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
   const Plan plan = plan_for<T>(g.n, g.count, L.axis == 0);
-  if (major < 9 || plan.K == 0 || plan.smem > detail::device_limits(dev).optin) return false;
+  if (plan.K == 0) return false;
   auto run = [&](auto kernel) {
-    if (plan.smem > (48u << 10)) detail::prepare_kernel(kernel, dev, detail::device_limits(dev));
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = unsigned(plan.K);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(detail::grid_size(plan.tiles * plan.K));
-    cfg.blockDim = dim3(unsigned(kLines * plan.W));
-    cfg.dynamicSmemBytes = plan.smem;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    if (!cluster_fits(kernel, dev, plan.K, plan.smem, cfg)) return false;
-    TRIDIAG_CUDA(cudaLaunchKernelEx(&cfg, kernel, g, rows, load, store));
-    return true;
+    return cluster::launch(kernel, detail::grid_size(plan.tiles * plan.K), unsigned(kLines * plan.W), plan.smem,
+                           plan.K, stream, g, rows, load, store);
   };
   if (L.axis == 0)
     return plan.W == 16 ? run(scan_cluster_lines<T, 16, true, Load, Store>)
