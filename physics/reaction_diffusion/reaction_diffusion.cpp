@@ -166,7 +166,8 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
   // 3. Initial state, exact solution, line solvers. What moves with t is checked over the run.
   const std::vector<double> times = ctx.check_times(t0);
   read_species(s, ctx, t0);
-  require_finite_reactions(s, times);
+  // (the exact flow, where given, over the half step that the Strang steps take)
+  require_finite_reactions(s, times, 0.5 * ctx.dt.value_or(0.0));
   measure_reaction_growth(times);
   const std::string pivot = s.get_or<std::string>("pivoting", "auto");
   if (pivot == "auto") {
@@ -413,14 +414,15 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
 // every term finite at every node off the Dirichlet faces at each of `times` (the first only when
 // nothing uses t), else a DeckError at its key naming the first node and the state there.
 template <class T>
-void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, const std::vector<double>& times) const {
+void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, const std::vector<double>& times,
+                                                          double tau) const {
   if (reactions_.zero() || times.empty()) return;
   const index_t N = g_.size();
   auto at = [&](const rd::Reactions& r, index_t o, double t, double* v) {
     index_t ijk[3];
     lattice_.indices(o, ijk);
     for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
-    return r.first_non_finite(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t);
+    return r.first_non_finite(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t, tau);
   };
   for (const double t : times_for(reactions_.uses_time(), times)) {
     index_t first_bad = N;
@@ -438,6 +440,7 @@ void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, con
     std::string where = node_state(first_bad);
     if (bad->key == std::string("jacobian"))  // (its row is the species; name the column)
       where = fmt::format("in entry {} (d/d{}) {}", bad->column + 1, names_[std::size_t(bad->column)], where);
+    if (bad->key == std::string("exact_flow")) where += fmt::format(" over tau = {:g}", tau);
     fail_non_finite(s.child(bad->key), names_[std::size_t(bad->species)],
                     NonFinite{non_finite_name(bad->value), where}, t);
   }

@@ -79,7 +79,7 @@ class ReactionDiffusionModule final : public Module {
   void read_diffusion(const DeckNode& s, const SetupContext& ctx);
   void require_forward_diffusion(const DeckNode& s) const;
   void read_boundary(const DeckNode& s, const SetupContext& ctx);
-  void require_finite_reactions(const DeckNode& s, const std::vector<double>& times) const;
+  void require_finite_reactions(const DeckNode& s, const std::vector<double>& times, double tau) const;
   void measure_reaction_growth(const std::vector<double>& times);
   std::string node_state(index_t o) const;  // "at node (i, j, k) (x = ..) with u = .., v = .."
   void react(double t, double tau);

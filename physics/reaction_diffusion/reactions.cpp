@@ -104,13 +104,21 @@ bool Reactions::uses_space() const {
 }
 
 std::optional<Reactions::Term> Reactions::first_non_finite(const double* v, double x, double y, double z,
-                                                           double t) const {
+                                                           double t, double tau) const {
   const int m = species();
   for (int i = 0; i < m; ++i)
     if (const double r = rate_[std::size_t(i)].eval(x, y, z, t, v); !std::isfinite(r)) return Term{"reactions", i, 0, r};
   for (std::size_t k = 0; k < jacobian_.size(); ++k)  // row-major: entry (i, j) at i*M + j
     if (const double d = jacobian_[k].eval(x, y, z, t, v); !std::isfinite(d))
       return Term{"jacobian", int(k) / m, int(k) % m, d};
+  if (tau > 0 && has_exact_flow()) {
+    double w[kMaxSpecies + 1];  // the flow's variables: the species, then tau
+    std::copy(v, v + m, w);
+    w[m] = tau;
+    for (int i = 0; i < m; ++i)
+      if (const double f = flow_[std::size_t(i)].eval(x, y, z, t, w); !std::isfinite(f))
+        return Term{"exact_flow", i, 0, f};
+  }
   return std::nullopt;
 }
 

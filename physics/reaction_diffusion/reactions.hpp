@@ -44,14 +44,15 @@ class Reactions {
   bool uses_time() const;
   bool uses_space() const;
 
-  // A term of R, or of the deck's Jacobian, that is not finite at v, (x, y, z, t): the key that
-  // holds it ("reactions" or "jacobian"), its species (the row), the Jacobian's column and the value.
+  // A term of R, of the deck's Jacobian or (tau > 0) of its exact flow over tau, that is not finite
+  // at v, (x, y, z, t): the key that holds it ("reactions", "jacobian" or "exact_flow"), its species
+  // (the row), the Jacobian's column and the value.
   struct Term {
     const char* key;
     int species, column;
     double value;
   };
-  std::optional<Term> first_non_finite(const double* v, double x, double y, double z, double t) const;
+  std::optional<Term> first_non_finite(const double* v, double x, double y, double z, double t, double tau = 0) const;
 
   // R(v) at (x, y, z, t) into out[0..M-1] (v: the species' values).
   void rates(const double* v, double x, double y, double z, double t, double* out) const;

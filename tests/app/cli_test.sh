@@ -228,6 +228,8 @@ refused_both hugerdinitial "reaction_diffusion.initial.u: has values up to 1e+30
 "$tridsim" check "$src/inputs/heat3d.yaml" --set grid.n=[17,17,17] --set heat.diffusivity=1e12 > bigkappa.log 2>&1 &&
   "$tridsim" run "$src/inputs/heat3d.yaml" --set grid.n=[17,17,17] --set heat.diffusivity=1e12 -o bigkappa -q \
     >> bigkappa.log 2>&1 || { fail "a large diffusivity within the step's range refused"; cat bigkappa.log; }
+refused_both exactflow "reaction_diffusion.exact_flow.u: is NaN at node (0, 0, 0) .* over tau = 0.125 at t = 0;" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u*sqrt(-tau)", v: "v"}'
 # Expressions are quoted shortened (the first 80 characters and the length), once per message.
 long=$(printf 'x+%.0s' $(seq 10000))
 refused_both longexpression "heat.initial: cannot parse expression 'x+x+.*…' (20001 characters): " \
