@@ -1,6 +1,40 @@
 # Install rules and the CMake package, so an outside program can
 #   find_package(tridsim) ; target_link_libraries(app PRIVATE tridsim::tridsim)
 include(CMakePackageConfigHelpers)
+# CUDA and MPI are private to the library: the installed package names no CUDA:: or MPI:: target,
+# so a consumer needs neither package to configure (VTK is a plugin the library opens). A program
+# that links libtridsim still links their runtime libraries (a static libtridsim calls them; a
+# shared one lists them as DT_NEEDED, which the linker resolves): they are exported as the files
+# found here, symbolic links resolved (libmpi.so.40.30.4, not the -dev package's libmpi.so).
+function(tridsim_runtime_files out)
+  set(files)
+  foreach(t IN LISTS ARGN)
+    if(NOT TARGET ${t})
+      continue()
+    endif()
+    get_target_property(loc ${t} IMPORTED_LOCATION)
+    get_target_property(libs ${t} INTERFACE_LINK_LIBRARIES)  # (MPI's targets list their libraries as paths)
+    foreach(lib IN LISTS loc libs)
+      if(IS_ABSOLUTE "${lib}" AND EXISTS "${lib}")
+        file(REAL_PATH "${lib}" real)
+        list(APPEND files ${real})
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES files)
+  set(${out} ${files} PARENT_SCOPE)
+endfunction()
+set(_tridsim_private)
+if(TRIDSIM_HAVE_CUDA)
+  list(APPEND _tridsim_private CUDA::cudart)
+endif()
+if(TRIDSIM_HAVE_MPI)
+  list(APPEND _tridsim_private MPI::MPI_CXX MPI::MPI_C)
+endif()
+tridsim_runtime_files(_tridsim_runtime ${_tridsim_private})
+foreach(f IN LISTS _tridsim_runtime)
+  target_link_libraries(tridsim_lib INTERFACE $<INSTALL_INTERFACE:$<LINK_ONLY:${f}>>)
+endforeach()
 install(TARGETS tridsim_lib EXPORT tridsimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
