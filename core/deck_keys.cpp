@@ -50,7 +50,7 @@ std::string shape_name(unsigned shape) {
   static const std::pair<KeyShape, const char*> names[] = {
       {kInteger, "integer"},       {kNumber, "number"},           {kExpression, "expression"},
       {kChoice, "name"},           {kText, "string"},             {kBool, "true/false"},
-      {kNumbers, "list of numbers"}, {kIntegers, "list of integers"}, {kTexts, "list of names"},
+      {kNumbers, "list of numbers"}, {kIntegers, "list of integers"}, {kTexts, "list of strings"},
       {kMatrix, "list of lists of expressions"}, {kSection, "section"}, {kOpaque, "section"}};
   std::vector<std::string> parts;
   for (const auto& [bit, name] : names)
