@@ -1,6 +1,7 @@
 #include "physics/poisson/poisson.hpp"
 
 #include <hdf5.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -136,6 +137,17 @@ void PoissonModule<T>::read_conductivity(const DeckNode& s, const Grid& grid, co
     s.fail("conductivity", "must be positive at every node, is " + std::to_string(*bad) + " at " +
                                node_text(grid, index_t(bad - k.begin())));
   const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
+  // A kappa that varies is in the matrix, whose entries are kappa / h^2: its elimination multiplies
+  // two of them, which must stay finite in T (kappa = 1e300 beside 1 gave NaN in the solve, "the run
+  // diverged"). A constant kappa divides f instead.
+  double h = grid.h(0);
+  for (int a = 1; a < grid.dim; ++a) h = std::min(h, grid.h(a));
+  const double entry = *hi / (h * h), top = double(std::numeric_limits<T>::max());
+  if (*lo != *hi && !(entry * entry <= top))
+    s.fail("conductivity", fmt::format("reaches {:.3g}: the matrix entries kappa / h^2 = {:.3g} (h = {:.3g}) are "
+                                       "multiplied in the solve, so they must stay below sqrt({:.3g}) = {:.3g} in {}: "
+                                       "a smaller kappa (in other units) or a coarser grid",
+                                       *hi, entry, h, top, std::sqrt(top), std::is_same_v<T, float> ? "float" : "double"));
   if (*lo == *hi) kappa0_ = *lo;
   else kappa_ = std::move(k);
 }
