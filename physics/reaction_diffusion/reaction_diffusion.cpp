@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <spdlog/spdlog.h>
 
 #include "core/boundary.hpp"
@@ -145,6 +146,7 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
   }
   scheme_ = s.get_enum("scheme", kSchemeNames, Scheme::douglas);
   reactions_.read(s, names_, ctx.constants, ctx.backend == Backend::cuda);
+  thread_reactions_.clear();  // (copies of what was read before, if setup runs again)
   substeps_ = s.get_or<int>("reaction_substeps", 1);
   s.require(substeps_ >= 1 && substeps_ <= 1000, "reaction_substeps", substeps_, "an integer in [1, 1000]");
   if (scheme_ == Scheme::linearly_implicit && (s.has("exact_flow") || s.has("reaction_substeps")))
@@ -426,9 +428,10 @@ void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, con
   };
   for (const double t : times_for(reactions_.uses_time(), times)) {
     index_t first_bad = N;
+    const auto& copies = thread_reactions();
 #pragma omp parallel
     {
-      const rd::Reactions local(reactions_);
+      const rd::Reactions& local = copies[std::size_t(omp_get_thread_num())];
       double v[kMaxSpecies];
 #pragma omp for schedule(static) reduction(min : first_bad)
       for (index_t o = 0; o < N; ++o)
@@ -466,9 +469,10 @@ void ReactionDiffusionModule<T>::measure_reaction_growth(const std::vector<doubl
   if (scheme_ != Scheme::linearly_implicit || reactions_.zero() || times.empty()) return;
   const index_t N = g_.size();
   for (const double t : times_for(reactions_.uses_time(), times)) {
+    const auto& copies = thread_reactions();
 #pragma omp parallel
     {
-      const rd::Reactions local(reactions_);
+      const rd::Reactions& local = copies[std::size_t(omp_get_thread_num())];
       Growth mine;
       double v[kMaxSpecies], r[kMaxSpecies], J[kMaxSpecies * kMaxSpecies];
 #pragma omp for schedule(static) nowait
@@ -531,6 +535,13 @@ void ReactionDiffusionModule<T>::wait() {
 #endif
 }
 
+template <class T>
+const std::vector<rd::Reactions>& ReactionDiffusionModule<T>::thread_reactions() const {
+  const std::size_t threads = std::size_t(omp_get_max_threads());
+  if (thread_reactions_.size() < threads) thread_reactions_.assign(threads, reactions_);
+  return thread_reactions_;
+}
+
 // Reactions over tau from t at every node not on a Dirichlet face, a block of nodes at a time (one
 // muparser copy per thread).
 template <class T>
@@ -538,9 +549,10 @@ void ReactionDiffusionModule<T>::react(double t, double tau) {
   if (reactions_.zero()) return;
   const index_t N = g_.size();
   T* u = u_.data();
+  const auto& copies = thread_reactions();
 #pragma omp parallel
   {
-    const rd::Reactions local(reactions_);
+    const rd::Reactions& local = copies[std::size_t(omp_get_thread_num())];
     rd::NodeBlock b;
     index_t nodes[rd::kBlock];
 #pragma omp for schedule(static)
@@ -560,9 +572,10 @@ template <class T>
 void ReactionDiffusionModule<T>::linearize(double t) {
   const index_t N = g_.size();
   const int mm = m_ * m_;
+  const auto& copies = thread_reactions();
 #pragma omp parallel
   {
-    const rd::Reactions local(reactions_);
+    const rd::Reactions& local = copies[std::size_t(omp_get_thread_num())];
     rd::NodeBlock b;
     index_t nodes[rd::kBlock];
     std::vector<rd::Lanes> r(static_cast<std::size_t>(m_)), J(static_cast<std::size_t>(mm));  // (2 KB each: on the heap)

@@ -99,6 +99,10 @@ class ReactionDiffusionModule final : public Module {
   blocktri::Pivoting pivoting_ = blocktri::Pivoting::partial;
   std::array<blocktri::BlockGpuAlgorithm, 3> gpu_solver_{};
   rd::Reactions reactions_;
+  // One copy per OpenMP thread (muparser evaluates through variables of its own), made once: a
+  // copy parses every expression again, which every step would otherwise pay per thread.
+  mutable std::vector<rd::Reactions> thread_reactions_;
+  const std::vector<rd::Reactions>& thread_reactions() const;  // (call outside parallel regions)
   int substeps_ = 1;
   rd::Lattice<T> lattice_;         // the local box; Dirichlet flags only on faces of the whole grid
   bool deck_dirichlet_[3][2] = {};  // the deck's Dirichlet faces (the ends of lines split over ranks)
