@@ -821,19 +821,20 @@ int run_simulation(const RunOptions& opt) {
     if (run_dir) run_dir->require_intact();  // (files written into a deleted directory are lost)
     output_s += since(t_close);
   } catch (const std::exception& e) {
+    // Files are named in the output directory, where they are or will be: a writer that opened its
+    // file while it was staged still holds the staging path, which is internal.
+    const std::string message = run_dir ? run_dir->as_published(e.what()) : e.what();
     // The outputs written so far stay, each complete; the summary says why the run ended.
     if (run_dir && run_dir->published()) {
       auto j = summary("failed");
-      j["error"] = e.what();
+      j["error"] = message;
       try {
         write_file_atomically(run_dir->path() / "summary.json", j.dump(2) + "\n");
         run_dir->finish();
       } catch (const Error&) {  // (the error that matters is the one being reported)
       }
     }
-    // Files not yet published are named in the output directory (the staging one is internal).
-    if (const auto* error = dynamic_cast<const Error*>(&e); error && run_dir && !run_dir->published())
-      if (std::string m = run_dir->as_published(error->what()); m != error->what()) throw Error(m);
+    if (message != e.what() && dynamic_cast<const Error*>(&e)) throw Error(message);
     throw;
   }
   const long run_steps = done - first;

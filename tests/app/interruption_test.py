@@ -191,6 +191,8 @@ for k in ks:
         errors += 1
         if "No space left on device" not in err:
             failures.append(f"ENOSPC at write {k}: the error does not give the reason: {err!r}")
+        if "tridsim-new" in err:  # the staging directory is internal: errors name the output directory
+            failures.append(f"ENOSPC at write {k}: the error names the staging directory: {err!r}")
 print(f"full disk: {len(ks)} writes tried, {errors} clean errors")
 
 # 4. The next run cleans up what the stopped ones left.
