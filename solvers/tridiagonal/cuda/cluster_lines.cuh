@@ -172,7 +172,7 @@ template <class T, int W, bool AlongX, class Load, class Store>
 __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
     scan_cluster_lines(Geometry g, FactoredRows<T> rows, Load load, Store store) {
   using Map = detail::SegmentMap<T>;
-  constexpr int X = kLines, R = kRows, C = W * R, kThreads = X * W;
+  constexpr int X = kLines, R = kRows, C = W * R;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Map* const maps = reinterpret_cast<Map*>(smem_raw);  // [segment][line]
   Map* const fwd = maps + W * X;                        // the block's maps, per line
@@ -213,16 +213,8 @@ __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
       if (k < L) v[k] = load(base + index_t(r0 + k) * g.s, q, r0 + k);
   }
 
-  // Forward y_r = m_r d_r + alpha_r y_{r-1}, alpha_r = -a_r m_r (a_0 = 0).
-  T y = T(0), P = T(1);
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-    if (k < L) {
-      const T m = __ldg(rows.m + r0 + k), alpha = -__ldg(rows.a + r0 + k) * m;
-      y = fma(alpha, y, m * v[k]);
-      P *= alpha;
-    }
-  maps[w * X + lane] = {P, y};
+  // Forward (scan_forward_map: the segment's map with a zero carry).
+  maps[w * X + lane] = scan_forward_map<T, R>(rows, r0, L, v);
   __syncthreads();
   if (w == 0) {  // the block's map: its segments composed in order
     Map b{T(1), T(0)};
@@ -241,27 +233,11 @@ __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
   __syncthreads();
   T carry = carry_in[lane];
   for (int u = 0; u < w; ++u) carry = fma(maps[u * X + lane].a, carry, maps[u * X + lane].b);
-  y = carry;
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-    if (k < L) {
-      const T m = __ldg(rows.m + r0 + k);
-      y = fma(-__ldg(rows.a + r0 + k) * m, y, m * v[k]);
-      v[k] = y;
-    }
+  scan_forward<T, R>(rows, r0, L, carry, v);
   __syncthreads();  // (the forward maps and carries are read; the backward ones reuse the space)
 
-  // Backward x_r = y_r + beta_r x_{r+1}, beta_r = -cp_r (cp_{n-1} = 0).
-  T x = T(0);
-  P = T(1);
-#pragma unroll
-  for (int k = R - 1; k >= 0; --k)
-    if (k < L) {
-      const T beta = -__ldg(rows.cp + r0 + k);
-      x = fma(beta, x, v[k]);
-      P *= beta;
-    }
-  maps[w * X + lane] = {P, x};
+  // Backward, the same way from the line's end.
+  maps[w * X + lane] = scan_backward_map<T, R>(rows, r0, L, v);
   __syncthreads();
   if (w == 0) {
     Map b{T(1), T(0)};
@@ -284,7 +260,7 @@ __global__ void __launch_bounds__(kLines * W, 1024 / (kLines * W))
   __syncthreads();
   carry = carry_in[lane];
   for (int u = W - 1; u > w; --u) carry = fma(maps[u * X + lane].a, carry, maps[u * X + lane].b);
-  x = carry;
+  T x = carry;
 #pragma unroll
   for (int k = R - 1; k >= 0; --k)
     if (k < L) {

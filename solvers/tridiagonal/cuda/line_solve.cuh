@@ -285,6 +285,47 @@ __global__ void __launch_bounds__(kPcrWarps * 32)
   for (int r = lane; r < n; r += 32) store(base + index_t(r) * s, q, r, sd[pad(r)]);
 }
 
+// The scan form's steps on one segment of a line of a factored matrix: rows r0 .. r0 + L - 1, their
+// values in v (registers, R >= L). Forward y_r = m_r d_r + alpha_r y_{r-1}, alpha_r = -a_r m_r
+// (a_0 = 0): the segment's map Y -> P Y + y with a zero carry, and the segment with its true carry
+// (v becomes y). Backward x_r = y_r + beta_r x_{r+1}, beta_r = -cp_r (cp_{n-1} = 0): the map.
+template <class T, int R>
+__device__ __forceinline__ detail::SegmentMap<T> scan_forward_map(const FactoredRows<T>& rows, int r0, int L,
+                                                                  const T (&v)[R]) {
+  T y = T(0), P = T(1);
+#pragma unroll
+  for (int k = 0; k < R; ++k)
+    if (k < L) {
+      const T m = __ldg(rows.m + r0 + k), alpha = -__ldg(rows.a + r0 + k) * m;
+      y = fma(alpha, y, m * v[k]);
+      P *= alpha;
+    }
+  return {P, y};
+}
+template <class T, int R>
+__device__ __forceinline__ void scan_forward(const FactoredRows<T>& rows, int r0, int L, T y, T (&v)[R]) {
+#pragma unroll
+  for (int k = 0; k < R; ++k)
+    if (k < L) {
+      const T m = __ldg(rows.m + r0 + k);
+      y = fma(-__ldg(rows.a + r0 + k) * m, y, m * v[k]);
+      v[k] = y;
+    }
+}
+template <class T, int R>
+__device__ __forceinline__ detail::SegmentMap<T> scan_backward_map(const FactoredRows<T>& rows, int r0, int L,
+                                                                   const T (&v)[R]) {
+  T x = T(0), P = T(1);
+#pragma unroll
+  for (int k = R - 1; k >= 0; --k)
+    if (k < L) {
+      const T beta = -__ldg(rows.cp + r0 + k);
+      x = fma(beta, x, v[k]);
+      P *= beta;
+    }
+  return {P, x};
+}
+
 // The scan form on y/z lines, segments across warps (thomas_pcr.cuh's uniform_scan_strided with
 // a load functor): a block takes kScanYzLines x-adjacent lines cut into segments of R rows.
 template <class T, int R, class Load, class Store>
@@ -303,43 +344,19 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
   for (int k = 0; k < R; ++k)
     if (k < L) v[k] = load(base + index_t(r0 + k) * s, q, r0 + k);
-  // Forward y_r = m_r d_r + alpha_r y_{r-1}: the segment's map with a zero carry, then the true carry.
-  T y = T(0), P = T(1);
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-    if (k < L) {
-      const T m = __ldg(rows.m + r0 + k), alpha = -__ldg(rows.a + r0 + k) * m;
-      y = fma(alpha, y, m * v[k]);
-      P *= alpha;
-    }
-  maps[w * X + lane] = {P, y};
+  // Forward: the segment's map with a zero carry, then the true carry.
+  maps[w * X + lane] = scan_forward_map<T, R>(rows, r0, L, v);
   __syncthreads();
   T carry = T(0);
   for (int u = 0; u < w; ++u) carry = fma(maps[u * X + lane].a, carry, maps[u * X + lane].b);
-  y = carry;
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-    if (k < L) {
-      const T m = __ldg(rows.m + r0 + k);
-      y = fma(-__ldg(rows.a + r0 + k) * m, y, m * v[k]);
-      v[k] = y;
-    }
+  scan_forward<T, R>(rows, r0, L, carry, v);
   __syncthreads();  // (the forward maps are read; the backward ones go to the same place)
-  // Backward x_r = y_r + beta_r x_{r+1}, beta_r = -cp_r.
-  T x = T(0);
-  P = T(1);
-#pragma unroll
-  for (int k = R - 1; k >= 0; --k)
-    if (k < L) {
-      const T beta = -__ldg(rows.cp + r0 + k);
-      x = fma(beta, x, v[k]);
-      P *= beta;
-    }
-  maps[w * X + lane] = {P, x};
+  // Backward, the same way from the line's end.
+  maps[w * X + lane] = scan_backward_map<T, R>(rows, r0, L, v);
   __syncthreads();
   carry = T(0);
   for (int u = W - 1; u > w; --u) carry = fma(maps[u * X + lane].a, carry, maps[u * X + lane].b);
-  x = carry;
+  T x = carry;
 #pragma unroll
   for (int k = R - 1; k >= 0; --k)
     if (k < L) {
