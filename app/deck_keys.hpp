@@ -1,6 +1,6 @@
 #pragma once
-// The whole key table of a deck for one module: the driver's sections (name, grid, time,
-// output, ...) and the module's own table (core/deck_keys.hpp).
+// The whole key table of a deck for one module (namespace tridsim): the driver's sections (name,
+// grid, time, output, ...) and the module's own table (core/deck_keys.hpp).
 #include "core/deck_keys.hpp"
 #include "core/module.hpp"
 

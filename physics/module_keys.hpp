@@ -1,6 +1,7 @@
 #pragma once
-// The key table of each built-in module's deck section (core/deck_keys.hpp): what the deck reader
-// checks a deck against, `tridsim info MODULE` prints and `tridsim new MODULE` writes from.
+// The key table of each built-in module's deck section (namespace tridsim; core/deck_keys.hpp):
+// what the deck reader checks a deck against, `tridsim info MODULE` prints and `tridsim new
+// MODULE` writes from.
 // Each lives beside its module (physics/NAME/NAME_keys.cpp); paths start at the section's name.
 // NAME_template() is the body of `tridsim new NAME`: a small deck that runs as it is.
 #include <string>
