@@ -125,7 +125,8 @@ def _driving(call, sets, threads=None, backend=None, output=None):
     """call(): the CLI's driver, its errors naming the Python arguments where it names the command
     line's options (--set KEY=VALUE, --threads, --backend NAME, -o DIR); a bad set= or threads=
     value raises ValueError."""
-    names = [(f"command line (--set {a})", p) for a, p in sets.items()] + [(f"--set {a}", p) for a, p in sets.items()]
+    names = [(f"command line (--set {q})", p) for a, p in sets.items() for q in (f"'{a}'", a)]
+    names += [(f"--set {q}", p) for a, p in sets.items() for q in (f"'{a}'", a)]
     names += [("--threads", f"threads={threads!r}"), (f"--backend {backend}", f"backend={backend!r}"),
               ("-o: ", f"output={output!r}: ")]
 
