@@ -357,19 +357,6 @@ std::vector<std::string> Deck::asked_keys() const { return {state_->asked.begin(
 
 namespace {
 
-// "a number or a map of keys": what a key of this shape must be, as the reader's errors say it.
-std::string expected(unsigned shape) {
-  static const std::pair<KeyShape, const char*> phrases[] = {
-      {kInteger, "an integer"},        {kNumber, "a number"},       {kExpression, "an expression"},
-      {kChoice, "a name"},             {kText, "a string"},         {kBool, "true or false"},
-      {kNumbers, "a list of numbers"}, {kIntegers, "a list of integers"}, {kTexts, "a list of strings"},
-      {kMatrix, "a list of lists"},    {kSection, "a map of keys"}, {kOpaque, "a map of keys"}};
-  std::vector<std::string> parts;
-  for (const auto& [bit, phrase] : phrases)
-    if ((shape & bit) && std::find(parts.begin(), parts.end(), phrase) == parts.end()) parts.emplace_back(phrase);
-  return list_names(parts);
-}
-
 template <class T>
 bool converts(const YAML::Node& n) {
   if (!n.IsScalar()) return false;
@@ -444,7 +431,7 @@ void check_map(const detail::DeckState& s, const YAML::Node& map, const std::str
         const std::string want = path.empty() ? m->second : path + "." + m->second;
         const KeySpec* w = find_key(table, want);
         errors.emplace_back(mark_of(s, kv.first, full), want,
-                            "missing required key (expected " + expected(w ? w->shape : 0) + "); the section has '" +
+                            "missing required key (expected " + shape_phrase(w ? w->shape : 0) + "); the section has '" +
                                 key + "': did you mean '" + m->second + "'?");
         continue;
       }
@@ -461,7 +448,7 @@ void check_map(const detail::DeckState& s, const YAML::Node& map, const std::str
     const YAML::Node& v = kv.second;
     if (!v.IsDefined() || v.IsNull()) continue;  // (a required one is reported below)
     if (!fits(v, spec->shape)) {
-      errors.emplace_back(mark_of(s, v, full), full, "expected " + expected(spec->shape) + ", got " + describe(v));
+      errors.emplace_back(mark_of(s, v, full), full, "expected " + shape_phrase(spec->shape) + ", got " + describe(v));
       continue;
     }
     if (v.IsMap() && (spec->shape & kSection)) check_map(s, v, full, table, errors);
@@ -473,7 +460,7 @@ void check_map(const detail::DeckState& s, const YAML::Node& map, const std::str
     if (reported) continue;
     const std::string full = path.empty() ? key : path + "." + key;
     errors.emplace_back(mark_of(s, map, path), full,
-                        "missing required key (expected " + expected(find_key(table, full)->shape) + ")");
+                        "missing required key (expected " + shape_phrase(find_key(table, full)->shape) + ")");
   }
 }
 

@@ -46,17 +46,36 @@ const KeySpec* find_key(const KeyTable& table, const std::string& path) {
   return pattern;
 }
 
-std::string shape_name(unsigned shape) {
-  static const std::pair<KeyShape, const char*> names[] = {
-      {kInteger, "integer"},       {kNumber, "number"},           {kExpression, "expression"},
-      {kChoice, "name"},           {kText, "string"},             {kBool, "true/false"},
-      {kNumbers, "list of numbers"}, {kIntegers, "list of integers"}, {kTexts, "list of strings"},
-      {kMatrix, "list of lists of expressions"}, {kSection, "section"}, {kOpaque, "section"}};
+namespace {
+// Each shape's words: its name in the printed table, and the phrase a reader's error says.
+struct ShapeWords {
+  KeyShape bit;
+  const char *name, *phrase;
+};
+constexpr ShapeWords kShapeWords[] = {
+    {kInteger, "integer", "an integer"},
+    {kNumber, "number", "a number"},
+    {kExpression, "expression", "an expression"},
+    {kChoice, "name", "a name"},
+    {kText, "string", "a string"},
+    {kBool, "true/false", "true or false"},
+    {kNumbers, "list of numbers", "a list of numbers"},
+    {kIntegers, "list of integers", "a list of integers"},
+    {kTexts, "list of strings", "a list of strings"},
+    {kMatrix, "list of lists of expressions", "a list of lists"},
+    {kSection, "section", "a map of keys"},
+    {kOpaque, "section", "a map of keys"}};
+
+std::string shape_words(unsigned shape, const char* ShapeWords::*which) {
   std::vector<std::string> parts;
-  for (const auto& [bit, name] : names)
-    if ((shape & bit) && std::find(parts.begin(), parts.end(), name) == parts.end()) parts.emplace_back(name);
+  for (const ShapeWords& w : kShapeWords)
+    if ((shape & w.bit) && std::find(parts.begin(), parts.end(), w.*which) == parts.end()) parts.emplace_back(w.*which);
   return list_names(parts);
 }
+}  // namespace
+
+std::string shape_name(unsigned shape) { return shape_words(shape, &ShapeWords::name); }
+std::string shape_phrase(unsigned shape) { return shape_words(shape, &ShapeWords::phrase); }
 
 std::string format_key_table(const KeyTable& table) {
   std::size_t wk = 3, wt = 4, wd = 7, wu = 4;

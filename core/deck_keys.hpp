@@ -43,8 +43,10 @@ using KeyTable = std::vector<KeySpec>;
 bool key_matches(const std::string& pattern, const std::string& path);
 // The entry for a key path, or null.
 const KeySpec* find_key(const KeyTable& table, const std::string& path);
-// "a number or an expression", from the shape bits.
+// From the shape bits: "number or expression" (the printed table's words) and "a number or an
+// expression" (what a reader's error says a key must be).
 std::string shape_name(unsigned shape);
+std::string shape_phrase(unsigned shape);
 // The table as text: one key per line (path, type, default, unit, required, description).
 std::string format_key_table(const KeyTable& table);
 
