@@ -42,57 +42,90 @@ struct Segment {
 // This rank's segment of the lines along an axis the decomposition splits.
 inline Segment segment_of(const AxisSplit& part) { return {part.halo_lo, part.owned, part.first}; }
 
+// One lane's downward sweep, row by row. Row i >= 1 of a segment becomes
+//   a'_i x_0 + x_i + c'_i x_{i+1} = d'_i          (eliminate_row, from row i-1's; row 1 from sweep_start)
+// so the last row is the last reduced row, and with x_0 and x_{m-1} known the interior follows
+// upwards, x_i = d'_i - a'_i x_0 - c'_i x_{i+1} (recover_row). The first reduced row needs x_1 in
+// terms of x_0 and x_{m-1}: that upward substitution unrolled, x_1 = s.d - s.a x_0 + s.w x_{m-1}
+// with sums over the interior rows 1..m-2 that the same downward sweep adds (FirstRowSums; the
+// weights are products of -c', which shrink on the diagonally dominant rows). One pass over the
+// rows reduces a segment, and only (a', c', d') of the interior rows are kept for the recovery.
+template <class T>
+TRIDSIM_HOST_DEVICE constexpr ReducedRow<T> sweep_start() {
+  return {T(-1), T(0), T(0)};  // row 0 as row 1's predecessor: x_0 kept
+}
+
+template <class T>
+TRIDSIM_HOST_DEVICE ReducedRow<T> eliminate_row(T a, T b, T c, T d, const ReducedRow<T>& prev) {
+  const T r = T(1) / (b - a * prev.c);
+  return {-a * prev.a * r, c * r, (d - a * prev.d) * r};
+}
+
+template <class T>
+TRIDSIM_HOST_DEVICE T recover_row(const ReducedRow<T>& swept, T first, T next) {
+  return swept.d - swept.a * first - swept.c * next;
+}
+
+template <class T>
+struct FirstRowSums {
+  T w = T(1), a = T(0), d = T(0);
+  // Row k of the interior (1 <= k <= m-2, in order).
+  TRIDSIM_HOST_DEVICE void add_interior(const ReducedRow<T>& swept) {
+    a += w * swept.a;
+    d += w * swept.d;
+    w *= -swept.c;
+  }
+  // Row 0 with x_1 substituted.
+  TRIDSIM_HOST_DEVICE ReducedRow<T> first_row(T a0, T b0, T c0, T d0) const {
+    const T r = T(1) / (b0 - c0 * a);
+    return {a0 * r, c0 * w * r, (d0 - c0 * d) * r};
+  }
+};
+
+// A segment of one row: ra x_{-1} + x_0 + rc x_1 = rd.
+template <class T>
+TRIDSIM_HOST_DEVICE ReducedRow<T> single_row(T a, T b, T c, T d) {
+  const T r = T(1) / b;
+  return {a * r, c * r, d * r};
+}
+
 // Eliminates the interior of `lanes` segments of length m >= 1 side by side: element (i, l) of the
 // segments' rows at i * stride + l (stride >= lanes; lanes 1: one segment, rows i * stride). a, c
-// and d are overwritten with the coefficients that recover_segments needs (b is read only); writes
-// the reduced rows of lane l to rows[l] (first unknown) and rows[lanes + l] (last unknown, when
-// m >= 2). Returns how many rows each lane wrote.
+// and d of rows 1..m-1 are overwritten with the swept rows that recover_segments needs (b is read
+// only); writes the reduced rows of lane l to rows[l] (first unknown) and rows[lanes + l] (last
+// unknown, when m >= 2). Returns how many rows each lane wrote.
 template <class T>
 TRIDSIM_HOST_DEVICE int reduce_segments(index_t m, index_t stride, index_t lanes, T* a, const T* b, T* c, T* d,
                                         ReducedRow<T>* rows) {
   if (m == 1) {
-    for (index_t l = 0; l < lanes; ++l) {
-      const T r = T(1) / b[l];
-      rows[l] = {a[l] * r, c[l] * r, d[l] * r};
-    }
+    for (index_t l = 0; l < lanes; ++l) rows[l] = single_row(a[l], b[l], c[l], d[l]);
     return 1;
   }
-  // Forward (i >= 1): row i becomes  a'_i x_0 + x_i + c'_i x_{i+1} = d'_i.
-  for (index_t l = 0; l < lanes; ++l) {
-    const index_t k = stride + l;
-    const T r = T(1) / b[k];
-    a[k] *= r;
-    c[k] *= r;
-    d[k] *= r;
-  }
-  for (index_t i = 2; i < m; ++i)
+  constexpr index_t kGroup = 16;  // lanes swept together, their sums in registers
+  for (index_t l0 = 0; l0 < lanes; l0 += kGroup) {
+    const index_t g = lanes - l0 < kGroup ? lanes - l0 : kGroup;
+    FirstRowSums<T> sums[kGroup];
+    auto sweep = [&](index_t i, index_t j, const ReducedRow<T>& prev) {
+      const index_t k = i * stride + l0 + j;
+      const ReducedRow<T> row = eliminate_row(a[k], b[k], c[k], d[k], prev);
+      a[k] = row.a;
+      c[k] = row.c;
+      d[k] = row.d;
+    };
+    for (index_t j = 0; j < g; ++j) sweep(1, j, sweep_start<T>());
+    for (index_t i = 2; i < m; ++i)
 #pragma omp simd
-    for (index_t l = 0; l < lanes; ++l) {
-      const index_t k = i * stride + l, p = k - stride;
-      const T r = T(1) / (b[k] - a[k] * c[p]);
-      d[k] = (d[k] - a[k] * d[p]) * r;
-      a[k] = -a[k] * a[p] * r;
-      c[k] *= r;
+      for (index_t j = 0; j < g; ++j) {
+        const index_t p = (i - 1) * stride + l0 + j;
+        const ReducedRow<T> prev{a[p], c[p], d[p]};
+        sums[j].add_interior(prev);
+        sweep(i, j, prev);
+      }
+    for (index_t j = 0; j < g; ++j) {
+      const index_t l = l0 + j, last = (m - 1) * stride + l;
+      rows[l] = sums[j].first_row(a[l], b[l], c[l], d[l]);
+      rows[lanes + l] = {a[last], c[last], d[last]};
     }
-  for (index_t l = 0; l < lanes; ++l) {
-    const index_t last = (m - 1) * stride + l;
-    rows[lanes + l] = {a[last], c[last], d[last]};
-  }
-  // Backward (m-2 >= i >= 1): x_i = d'_i - a'_i x_0 - c'_i x_{m-1}.
-  for (index_t i = m - 3; i >= 1; --i)
-#pragma omp simd
-    for (index_t l = 0; l < lanes; ++l) {
-      const index_t k = i * stride + l, n = k + stride;
-      d[k] -= c[k] * d[n];
-      a[k] -= c[k] * a[n];
-      c[k] = -c[k] * c[n];
-    }
-  // Row 0 with x_1 substituted (x_1 is the kept last unknown itself when m == 2).
-  for (index_t l = 0; l < lanes; ++l) {
-    const index_t one = stride + l;
-    const T a1 = m > 2 ? a[one] : T(0), c1 = m > 2 ? c[one] : T(-1), d1 = m > 2 ? d[one] : T(0);
-    const T r = T(1) / (b[l] - c[l] * a1);
-    rows[l] = {a[l] * r, -c[l] * c1 * r, (d[l] - c[l] * d1) * r};
   }
   return 2;
 }
@@ -110,13 +143,13 @@ TRIDSIM_HOST_DEVICE void recover_segments(index_t m, index_t stride, index_t lan
                                           const T* first, const T* last) {
   for (index_t l = 0; l < lanes; ++l) d[l] = first[l];
   if (m == 1) return;
-  for (index_t i = 1; i + 1 < m; ++i)
+  for (index_t l = 0; l < lanes; ++l) d[(m - 1) * stride + l] = last[l];
+  for (index_t i = m - 2; i >= 1; --i)
 #pragma omp simd
     for (index_t l = 0; l < lanes; ++l) {
       const index_t k = i * stride + l;
-      d[k] -= a[k] * first[l] + c[k] * last[l];
+      d[k] = recover_row(ReducedRow<T>{a[k], c[k], d[k]}, first[l], d[k + stride]);
     }
-  for (index_t l = 0; l < lanes; ++l) d[(m - 1) * stride + l] = last[l];
 }
 
 template <class T>

@@ -2,14 +2,16 @@
 // Lines split over the ranks of one axis, on this rank's GPU (namespace tridsim::tridiag::gpu):
 // distributed.hpp's substructuring with the device functors of line_solve.cuh, one thread per
 // line, per batch of lines:
-//   1. each thread forms its segment's rows (row source and `load`) in scratch arrays and reduces
-//      them to two rows (reduce_segment);
+//   1. each thread reduces its segment to two rows in one downward sweep over the rows as it reads
+//      them (row source and `load`; eliminate_row and FirstRowSums), keeping the interior's swept
+//      rows in scratch arrays;
 //   2. the reduced rows (2 per line) cross the ranks of the axis by the pattern of
 //      split_transport.hpp (gather, or all-to-all with the unknowns sent back), while the GPU
 //      reduces the next batch: each batch's exchange starts as soon as its rows are out
 //      (cuda::LineExchanges: queued on NCCL's stream, or started by the host through MPI);
 //   3. each thread takes its line's two unknowns (solving its gathered reduced system, 2P rows, or
-//      as sent back), recovers its interior (recover_segment) and writes it through `store`.
+//      as sent back), recovers its interior upwards from the swept rows (recover_row) and writes it
+//      through `store`.
 // With rows shared by every line (ConstantDiffusionRows) the segment is factored once on the host
 // (FactoredSegment): a thread then reduces its line by two weighted sums of the right-hand side
 // (no rows formed or stored) and recovers the interior by Thomas from its two kept unknowns.
@@ -46,7 +48,7 @@ inline index_t split_batches(index_t lines) { return std::clamp<index_t>(lines /
 // b from 2 (q0 + b P)) and back [line][2].
 template <class T>
 struct SplitScratch {
-  cuda::DeviceArray<T> a, b, c, d, cp, x;
+  cuda::DeviceArray<T> a, c, d, cp, x;  // a, c, d: swept rows (per-line rows); d: forward sweep (shared rows)
   cuda::WireArray<ReducedRow<T>> rows, got;
   cuda::WireArray<T> solved, back;
   cuda::LineExchanges exchanges;
@@ -56,7 +58,7 @@ struct SplitScratch {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
     };
-    for (auto* v : {&a, &b, &c}) fit(*v, shared ? 0 : lines * m);
+    for (auto* v : {&a, &c}) fit(*v, shared ? 0 : lines * m);
     fit(d, lines * m);
     fit(cp, lines * 2 * P);
     fit(x, lines * 2 * P);
@@ -110,55 +112,88 @@ struct ReturnedEnds {
   }
 };
 
-template <class T, class Rows, class Load>
-__global__ void split_reduce(Geometry g, Segment seg, Rows rows, Load load, T* a, T* b, T* c, T* d, ReducedRow<T>* out,
-                             index_t q0, index_t q1) {
-  const index_t q = batch_line(q0, q1);
-  if (q < 0) return;
-  const index_t base = line_base(g, q) + seg.first_row * g.s, L = g.count;
-  T left = T(0);
-  if constexpr (!is_array_rows_v<Rows>)
-    if (seg.global_row > 0) left = rows.stage(base - g.s, seg.global_row - 1);
-  for (index_t i = 0; i < seg.rows; ++i) {
-    const index_t o = base + i * g.s, e = i * L + q;
-    d[e] = load(o, q, int(seg.first_row + i));
-    row_from_global<T>(rows, o, seg.global_row + i, left, a[e], b[e], c[e]);  // (the whole line's row)
-  }
-  ReducedRow<T> two[2];
-  reduce_segment(seg.rows, L, a + q, b + q, c + q, d + q, two);
-  out[2 * q] = two[0];
-  out[2 * q + 1] = two[1];
-}
-
-template <class T, class Store, class Ends>
-__global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, const T* c, T* d, Ends ends, index_t q0,
-                              index_t q1) {
-  const index_t q = batch_line(q0, q1);
-  if (q < 0) return;
-  const index_t L = g.count;
-  T first, last;
-  ends(q, first, last);
-  recover_segment(seg.rows, L, a + q, c + q, d + q, first, last);
-  const index_t base = line_base(g, q) + seg.first_row * g.s;
-  for (index_t i = 0; i < seg.rows; ++i) store(base + i * g.s, q, int(seg.first_row + i), d[i * L + q]);
-}
-
 // Rows `from` up to (not including) `to`, in that direction: each group of kRowsAhead rows is loaded
 // (get) before it is used (use): a thread's row loads then overlap, where a loop that uses each
 // row as it loads it waits for every load in turn.
 constexpr int kRowsAhead = 8;
-template <class T, class Get, class Use>
+template <class Get, class Use>
 __device__ __forceinline__ void for_rows_loaded(index_t from, index_t to, const Get& get, const Use& use) {
+  using V = decltype(get(from));
   const index_t step = from <= to ? 1 : -1;
   index_t i = from;
   for (; (to - i) * step >= kRowsAhead; i += kRowsAhead * step) {
-    T v[kRowsAhead];
+    V v[kRowsAhead];
 #pragma unroll
     for (int u = 0; u < kRowsAhead; ++u) v[u] = get(i + u * step);
 #pragma unroll
     for (int u = 0; u < kRowsAhead; ++u) use(i + u * step, v[u]);
   }
   for (; i != to; i += step) use(i, get(i));
+}
+
+// Per-line rows: the segment's two reduced rows in one downward sweep (segment_reduction.hpp), the
+// interior's swept rows (1 .. m-2) kept at i * L + q for the recovery.
+template <class T, class Rows, class Load>
+__global__ void split_reduce(Geometry g, Segment seg, Rows rows, Load load, T* a, T* c, T* d, ReducedRow<T>* out,
+                             index_t q0, index_t q1) {
+  const index_t q = batch_line(q0, q1);
+  if (q < 0) return;
+  const index_t base = line_base(g, q) + seg.first_row * g.s, L = g.count, m = seg.rows;
+  T left = T(0);
+  if constexpr (!is_array_rows_v<Rows>)
+    if (seg.global_row > 0) left = rows.stage(base - g.s, seg.global_row - 1);
+  struct Fetched {
+    T d;
+    FetchedRow<T> row;
+  };
+  T a0 = T(0), b0 = T(1), c0 = T(0), d0 = T(0);
+  ReducedRow<T> prev = sweep_start<T>();
+  FirstRowSums<T> sums;
+  for_rows_loaded(
+      index_t(0), m,
+      [&](index_t i) {
+        const index_t o = base + i * g.s;
+        return Fetched{load(o, q, int(seg.first_row + i)), fetch_row<T>(rows, o, seg.global_row + i)};
+      },
+      [&](index_t i, const Fetched& f) {
+        T A, B, C;
+        form_row<T>(rows, seg.global_row + i, f.row, left, A, B, C);  // (the whole line's row)
+        if (i == 0) {
+          a0 = A, b0 = B, c0 = C, d0 = f.d;
+          return;
+        }
+        if (i >= 2) sums.add_interior(prev);
+        prev = eliminate_row(A, B, C, f.d, prev);
+        if (i + 1 < m) {
+          const index_t e = i * L + q;
+          a[e] = prev.a;
+          c[e] = prev.c;
+          d[e] = prev.d;
+        }
+      });
+  out[2 * q] = sums.first_row(a0, b0, c0, d0);
+  out[2 * q + 1] = prev;
+}
+
+template <class T, class Store, class Ends>
+__global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, const T* c, const T* d, Ends ends,
+                              index_t q0, index_t q1) {
+  const index_t q = batch_line(q0, q1);
+  if (q < 0) return;
+  const index_t L = g.count, m = seg.rows, base = line_base(g, q) + seg.first_row * g.s;
+  T first, last;
+  ends(q, first, last);
+  auto row = [&](index_t i) { return int(seg.first_row + i); };
+  store(base + (m - 1) * g.s, q, row(m - 1), last);
+  T next = last;
+  for_rows_loaded(
+      m - 2, index_t(0),
+      [&](index_t i) {
+        const index_t e = i * L + q;
+        return ReducedRow<T>{a[e], c[e], d[e]};
+      },
+      [&](index_t i, const ReducedRow<T>& swept) { store(base + i * g.s, q, row(i), next = recover_row(swept, first, next)); });
+  store(base, q, row(0), first);
 }
 
 // Rows shared by every line: the reduced rows' d as weighted sums of the segment's right-hand side.
@@ -169,7 +204,7 @@ __global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f
   if (q < 0) return;
   const index_t base = line_base(g, q) + seg.first_row * g.s;
   T first = T(0), last = T(0);
-  for_rows_loaded<T>(index_t(0), seg.rows, [&](index_t i) { return load(base + i * g.s, q, int(seg.first_row + i)); },
+  for_rows_loaded(index_t(0), seg.rows, [&](index_t i) { return load(base + i * g.s, q, int(seg.first_row + i)); },
                      [&](index_t i, T d) { f.add(i, d, first, last); });
   out[2 * q] = {f.first.a, f.first.c, first};
   out[2 * q + 1] = {f.last.a, f.last.c, last};
@@ -187,11 +222,11 @@ __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> 
   ends(q, first, last);
   auto row = [&](index_t i) { return int(seg.first_row + i); };
   T prev = first;
-  for_rows_loaded<T>(index_t(1), m - 1, [&](index_t i) { return load(base + i * g.s, q, row(i)); },
+  for_rows_loaded(index_t(1), m - 1, [&](index_t i) { return load(base + i * g.s, q, row(i)); },
                      [&](index_t i, T v) { d[i * L + q] = prev = f.forward(i, v, prev); });
   T next = last;
   store(base + (m - 1) * g.s, q, row(m - 1), last);
-  for_rows_loaded<T>(
+  for_rows_loaded(
       m - 2, index_t(0), [&](index_t i) { return d[i * L + q]; },
       [&](index_t i, T v) { store(base + i * g.s, q, row(i), next = f.backward(i, v, next)); });
   store(base, q, row(0), first);
@@ -244,7 +279,7 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
     if constexpr (shared)
       split_kernels::split_reduce_shared<T><<<grid(B.q1 - B.q0), threads>>>(g, seg, f, load, s.rows.device(), B.q0, B.q1);
     else
-      split_kernels::split_reduce<T><<<grid(B.q1 - B.q0), threads>>>(g, seg, rows, load, s.a.p, s.b.p, s.c.p, s.d.p,
+      split_kernels::split_reduce<T><<<grid(B.q1 - B.q0), threads>>>(g, seg, rows, load, s.a.p, s.c.p, s.d.p,
                                                                      s.rows.device(), B.q0, B.q1);
     TRIDSIM_CUDA_LAUNCH();
     s.rows.to_wire(2 * B.q0, 2 * (B.q1 - B.q0));

@@ -200,19 +200,38 @@ int tile_lines(index_t n, const detail::Limits& lim) {
 
 // ---- thomas-naive: one thread per line, d' and c' in global scratch ---------------------------
 
-// Row r (element o) of a line read by one thread in order: arrays, or a generator's row from the
-// staged value of the row before (`left`, updated to this row's).
+// A row's values as read from memory, before the row is formed: arrays' a, b, c, or a generator's
+// staged value (in b). Fetching apart from forming lets a thread read rows ahead of its recurrence.
+template <class T>
+struct FetchedRow {
+  T a, b, c;
+};
+
+template <class T, class Rows>
+__device__ __forceinline__ FetchedRow<T> fetch_row(const Rows& rows, index_t o, index_t r) {
+  if constexpr (is_array_rows_v<Rows>) return {r > 0 ? rows.a[o] : T(0), rows.b[o], rows.c[o]};
+  else return {T(0), rows.stage(o, r), T(0)};
+}
+
+// Row r from its fetched values; a generator's from the staged value of the row before (`left`,
+// updated to this row's).
+template <class T, class Rows>
+__device__ __forceinline__ void form_row(const Rows& rows, index_t r, const FetchedRow<T>& f, T& left, T& A, T& B,
+                                         T& C) {
+  if constexpr (is_array_rows_v<Rows>) {
+    A = f.a;
+    B = f.b;
+    C = f.c;
+  } else {
+    rows.row(r, left, f.b, A, B, C);
+    left = f.b;
+  }
+}
+
+// Row r (element o) of a line read by one thread in order.
 template <class T, class Rows>
 __device__ __forceinline__ void row_from_global(const Rows& rows, index_t o, index_t r, T& left, T& A, T& B, T& C) {
-  if constexpr (is_array_rows_v<Rows>) {
-    A = r > 0 ? rows.a[o] : T(0);
-    B = rows.b[o];
-    C = rows.c[o];
-  } else {
-    const T right = rows.stage(o, r);
-    rows.row(r, left, right, A, B, C);
-    left = right;
-  }
+  form_row<T>(rows, r, fetch_row<T>(rows, o, r), left, A, B, C);
 }
 
 template <class T, class Rows, class Load, class Store>
