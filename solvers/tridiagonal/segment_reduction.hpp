@@ -188,13 +188,13 @@ template <class T>
 struct FactoredSegment {
   index_t m = 0;
   std::vector<T> pivot;      // 1 / forward pivot of row i (i >= 1)
-  std::vector<T> a;          // row i's own a
+  std::vector<T> a, b, c;    // the rows as given
   std::vector<T> c_forward;  // c'_i after the forward sweep
   std::vector<T> first_weight, last_weight;  // the reduced rows' d = sum over i of weight[i] d_i
   ReducedRow<T> first{}, last{};             // the reduced rows' a and c (d = 0)
 
   FactoredSegment(index_t rows, const T* ra, const T* rb, const T* rc)
-      : m(rows), pivot(rows), a(ra, ra + rows), c_forward(rows) {
+      : m(rows), pivot(rows), a(ra, ra + rows), b(rb, rb + rows), c(rc, rc + rows), c_forward(rows) {
     std::vector<T> aa(ra, ra + rows), cc(rc, rc + rows);
     // Forward, as reduce_segments does it, keeping each row's pivot and c'.
     pivot[1] = T(1) / rb[1];

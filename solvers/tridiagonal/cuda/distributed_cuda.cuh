@@ -14,7 +14,10 @@
 //      through `store`.
 // With rows shared by every line (ConstantDiffusionRows) the segment is factored once on the host
 // (FactoredSegment): a thread then reduces its line by two weighted sums of the right-hand side
-// (no rows formed or stored) and recovers the interior by Thomas from its two kept unknowns.
+// (no rows formed or stored); with its two unknowns known, a segment of kBorderedFrom rows or more
+// is a line of its own (its interior's rows between two identity rows that hold the known
+// unknowns: bordered_segment) that gpu::solve_lines solves on its fastest path (one read and one
+// write per element, no scratch); a shorter one is recovered by Thomas, one thread per line.
 // Functors as for gpu::solve_lines: load(o, q, r) and store(o, q, r, x) with r the row's local
 // index (its position along the axis in this rank's box); the row source is ArrayRows or a
 // generator (stage(o, r), row(r, left, right, a, b, c)) indexed by the whole line's row r
@@ -36,10 +39,24 @@
 
 namespace tridsim::tridiag::gpu {
 
+// Rows shared by every line: segments of at least this many rows are recovered by the bordered
+// solve (gpu::solve_lines), shorter ones by one thread per line (split_recover_shared), which
+// measured faster there.
+inline constexpr index_t kBorderedFrom = 256;
+
 // Lines per batch of a split solve, at least: a batch is one kernel of one thread per line, and
 // fewer threads than this leave most of the GPU idle, so that a smaller batch takes hardly less time.
 inline constexpr index_t kSplitBatchLines = index_t(1) << 16;
 inline index_t split_batches(index_t lines) { return std::clamp<index_t>(lines / kSplitBatchLines, 1, 4); }
+
+// A segment of rows shared by every line, its first and last unknowns known: identity rows at both
+// ends (their right-hand sides the known values), the segment's own rows between them.
+template <class T>
+UniformMatrix<T> bordered_segment(const FactoredSegment<T>& f) {
+  std::vector<T> a(f.a), b(f.b), c(f.c);
+  for (const index_t i : {index_t(0), f.m - 1}) a[i] = c[i] = T(0), b[i] = T(1);
+  return UniformMatrix<T>(std::move(a), b, c);
+}
 
 // Work arrays of the split solves, kept between calls (sized by the largest call). Element i of
 // line q's segment at i * L + q (consecutive lines adjacent: coalesced), the reduced system's row j
@@ -48,18 +65,22 @@ inline index_t split_batches(index_t lines) { return std::clamp<index_t>(lines /
 // b from 2 (q0 + b P)) and back [line][2].
 template <class T>
 struct SplitScratch {
-  cuda::DeviceArray<T> a, c, d, cp, x;  // a, c, d: swept rows (per-line rows); d: forward sweep (shared rows)
+  cuda::DeviceArray<T> a, c, d, cp, x;  // a, c, d: swept rows (per-line rows); d: the forward sweep
+  cuda::DeviceArray<T> kept;            // the bordered solve's known unknowns, [line][2]
   cuda::WireArray<ReducedRow<T>> rows, got;
   cuda::WireArray<T> solved, back;
   cuda::LineExchanges exchanges;
   std::vector<T> factored_host;  // the factored segment on the device, to upload only when it changes
   cuda::DeviceArray<T> factored;
+  UniformMatrixDevice<T> bordered;  // the segment with its ends known (bordered_segment)
   void size_for(index_t lines, index_t m, index_t P, index_t batches, bool shared, bool alltoall) {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
     };
+    const bool bordered_solve = shared && m >= kBorderedFrom;
     for (auto* v : {&a, &c}) fit(*v, shared ? 0 : lines * m);
-    fit(d, lines * m);
+    fit(d, bordered_solve ? 0 : lines * m);
+    fit(kept, bordered_solve ? 2 * lines : 0);
     fit(cp, lines * 2 * P);
     fit(x, lines * 2 * P);
     rows.size_for(lines * 2);
@@ -72,6 +93,7 @@ struct SplitScratch {
     if (packed != factored_host) {
       factored.upload(packed.data(), index_t(packed.size()));
       factored_host = std::move(packed);
+      if (f.m >= kBorderedFrom) bordered = UniformMatrixDevice<T>(bordered_segment(f));
     }
     return f.view(factored.p);
   }
@@ -210,8 +232,8 @@ __global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f
   out[2 * q + 1] = {f.last.a, f.last.c, last};
 }
 
-// Rows shared by every line: Thomas on the interior, its end values known (FactoredSegment::solve);
-// d holds the forward sweep.
+// Rows shared by every line, a segment shorter than kBorderedFrom: Thomas on the interior, its end
+// values known (FactoredSegment::solve); d holds the forward sweep.
 template <class T, class Load, class Store, class Ends>
 __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, Store store, T* d,
                                      Ends ends, index_t q0, index_t q1) {
@@ -223,7 +245,7 @@ __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> 
   auto row = [&](index_t i) { return int(seg.first_row + i); };
   T prev = first;
   for_rows_loaded(index_t(1), m - 1, [&](index_t i) { return load(base + i * g.s, q, row(i)); },
-                     [&](index_t i, T v) { d[i * L + q] = prev = f.forward(i, v, prev); });
+                  [&](index_t i, T v) { d[i * L + q] = prev = f.forward(i, v, prev); });
   T next = last;
   store(base + (m - 1) * g.s, q, row(m - 1), last);
   for_rows_loaded(
@@ -231,6 +253,37 @@ __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> 
       [&](index_t i, T v) { store(base + i * g.s, q, row(i), next = f.backward(i, v, next)); });
   store(base, q, row(0), first);
 }
+
+// Rows shared by every line: each line's two unknowns kept, [line][2], for the bordered solve.
+template <class T, class Ends>
+__global__ void keep_ends(Ends ends, T* kept, index_t q0, index_t q1) {
+  const index_t q = batch_line(q0, q1);
+  if (q < 0) return;
+  ends(q, kept[2 * q], kept[2 * q + 1]);
+}
+
+// The bordered segment's load and store: its rows 0 .. m-1 are the rank's rows first_row ..
+// (element offset `offset` further along the line); the identity rows' right-hand sides are the
+// kept unknowns.
+template <class T, class Load>
+struct BorderedLoad {
+  Load load;
+  const T* kept;
+  index_t offset;
+  int first_row, last;
+  __device__ T operator()(index_t o, index_t q, int r) const {
+    if (r == 0) return kept[2 * q];
+    if (r == last) return kept[2 * q + 1];
+    return load(o + offset, q, r + first_row);
+  }
+};
+template <class T, class Store>
+struct BorderedStore {
+  Store store;
+  index_t offset;
+  int first_row;
+  __device__ void operator()(index_t o, index_t q, int r, T x) const { store(o + offset, q, r + first_row, x); }
+};
 
 // All-to-all: the reduced systems of this rank's chunk of n lines (got: every rank's rows of them,
 // [rank][line][2]) solved; every rank's two unknowns of each into out, [rank][line][2].
@@ -271,6 +324,7 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
   auto batch = [&](index_t b) { return SplitChunks{lines * b / nbatch, lines * (b + 1) / nbatch, P}; };
   SegmentFactors<T> f{};
   if constexpr (shared) f = s.upload(FactoredSegment<T>::of_rows(rows, seg));
+  const bool bordered = shared && seg.rows >= kBorderedFrom;
   s.exchanges.begin(comm);
 
   // 1. Every batch reduced and its rows put on the wire, in order; mark b: batch b's rows are out.
@@ -320,9 +374,12 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
     const SplitChunks B = batch(b);
     const index_t n = B.q1 - B.q0;
     auto launch = [&](const auto& ends) {
-      if constexpr (shared)
-        split_kernels::split_recover_shared<T><<<grid(n), threads>>>(g, seg, f, load, store, s.d.p, ends, B.q0, B.q1);
-      else
+      if constexpr (shared) {
+        if (bordered)
+          split_kernels::keep_ends<T><<<grid(n), threads>>>(ends, s.kept.p, B.q0, B.q1);
+        else
+          split_kernels::split_recover_shared<T><<<grid(n), threads>>>(g, seg, f, load, store, s.d.p, ends, B.q0, B.q1);
+      } else
         split_kernels::split_recover<T><<<grid(n), threads>>>(g, seg, store, s.a.p, s.c.p, s.d.p, ends, B.q0, B.q1);
       TRIDSIM_CUDA_LAUNCH();
     };
@@ -341,6 +398,16 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
     if (alltoall && step >= 1 && step <= nbatch) solve_chunk(step - 1);
     if (step >= lag) recover(step - lag);
   }
+  if constexpr (shared)
+    if (bordered) {  // every line's segment at once, its ends known
+      LineSet B = L;
+      B.n[L.axis] = seg.rows;
+      const index_t offset = seg.first_row * L.axis_stride();
+      const int first = int(seg.first_row), last = int(seg.rows - 1);
+      const split_kernels::BorderedLoad<T, Load> bordered_load{load, s.kept.p, offset, first, last};
+      const split_kernels::BorderedStore<T, Store> bordered_store{store, offset, first};
+      solve_lines<T>(B, factored_rows(s.bordered), bordered_load, bordered_store, GpuAlgorithm::automatic);
+    }
 }
 
 }  // namespace tridsim::tridiag::gpu
