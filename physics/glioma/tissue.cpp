@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/hdf5_support.hpp"
+#include "physics/module_keys.hpp"
 #include "tridsim_build_info.hpp"
 
 #if TRIDSIM_HAVE_NIFTI
@@ -173,10 +174,11 @@ VoxelImage read_hdf5(const std::string& path, const std::string& dataset) {
 
 namespace {
 
-std::array<double, 3> triple(const DeckNode& s, const std::string& key, int dim, double fallback) {
-  std::array<double, 3> v{fallback, fallback, fallback};
-  if (!s.has(key)) return v;
-  const auto list = s.get<std::vector<double>>(key);
+// dim to 3 numbers (x, y, z; the axes a list leaves out: `fill`); the key left out: its key table's
+// default.
+std::array<double, 3> triple(const DeckNode& s, const std::string& key, int dim, double fill) {
+  std::array<double, 3> v{fill, fill, fill};
+  const auto list = s.get_or_default<std::vector<double>>(key, glioma_keys());
   if (list.size() < std::size_t(dim) || list.size() > 3)
     s.fail(key, "expected " + std::to_string(dim) + " to 3 numbers (x, y, z), got " + std::to_string(list.size()));
   for (std::size_t a = 0; a < list.size(); ++a) v[a] = list[a];
@@ -200,7 +202,7 @@ void read_tissue_map(const DeckNode& section, const std::string& key, const Grid
   if (!h5 && !nii) m.fail("file", "expected a NIfTI (.nii, .nii.gz) or HDF5 (.h5, .hdf5) file, got '" + given + "'");
   const std::string name = m.get_file("file").string();
   const std::string dataset = h5 ? m.get<std::string>("dataset") : "";
-  const double scale = m.get_or<double>("scale", 1.0);
+  const double scale = m.get_or_default<double>("scale", glioma_keys());
   m.require(std::isfinite(scale), "scale", scale, "a finite number");
   const auto offset = triple(m, "offset", 1, 0.0);
   for (double o : offset) m.require(std::isfinite(o), "offset", o, "finite on every axis");
