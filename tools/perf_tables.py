@@ -29,6 +29,7 @@ DOCUMENTS = ["docs/PERFORMANCE.md", "README.md"]
 # The machines, by the prefix of a result file's name (the longest prefix that matches wins).
 MACHINES = {
     "cpu-2core": "the 2-core development machine, AMD EPYC",
+    "cpu-2core-1thread": "the 2-core development machine, AMD EPYC, one OpenMP thread",
     "cpu2": "the 2-core development machine, AMD EPYC",
     "h100": "one NVIDIA H100 80GB HBM3, sm_90",
     "h100x4": "four NVIDIA H100 80GB HBM3 of one host, NCCL",
@@ -111,11 +112,19 @@ TABLES = {
         "rows": [("tridsim multifrontal", ["gpu_sparse_direct/5pt/1023/ours/iterations:3/manual_time"])],
     },
     "reaction-diffusion-cpu": {
-        "json": "cpu-2core-reaction-diffusion.json",
-        "header": ["deck (one step, double)", "time"],
+        "json": "cpu-2core-1thread-reaction-diffusion.json",
+        "header": ["deck (one step, double, 1 thread)", "time"],
         "cell": "{ms} ms",
         "rows": [(deck, [f"rd_step/{deck}/cpu/double/real_time"])
                  for deck in ("turing2d", "cross_diffusion2d", "brusselator3d")],
+    },
+    "cpu-2core-turing-reactions": {
+        "json": "cpu-2core-1thread-reaction-diffusion.json",
+        "header": ["Turing 256², one step, double, 1 thread", "time"],
+        "cell": "{ms} ms",
+        "rows": [("the deck (`inputs/turing2d.yaml`)", ["rd_step/turing2d/cpu/double/real_time"]),
+                 ("its reactions set to 0", ["rd_step/turing2d-no-reactions/cpu/double/real_time"])],
+        "difference": ["the reactions (the difference)", 0, 1],
     },
     "reaction-diffusion-h100": {
         "json": "h100-reaction-diffusion.json",
