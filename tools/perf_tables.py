@@ -40,7 +40,8 @@ MACHINES = {
 #   {ms} {us} {s}: real time in that unit; {GBs}: bytes/s in GB/s; {TBs}; {Gpts}, {Mpts}: points/s;
 #   {copy}: bytes/s as a fraction of the table's copy benchmark's; any other counter by its name
 #   (factor_s: the counter factor_s); three significant digits each. "ratio": [i, j] adds a column,
-#   the time of cell i over that of cell j. "difference": [label, i, j] adds a row, the time of row
+#   the time of cell i over that of cell j. "speedup": [counter, f] gives the field {speedup}: the
+#   counter of the cell's benchmark over that of benchmark f(name). {Munknowns}: unknowns/s in M. "difference": [label, i, j] adds a row, the time of row
 #   i's (first) benchmark less row j's, and its share of row i's.
 TABLES = {
     "cpu-2core-line-solvers": {
@@ -97,6 +98,35 @@ TABLES = {
                  for d, sizes in (("2d", (127, 255, 511, 1023, 2047, 4095, 8191)), ("3d", (31, 63, 127, 255, 511)))
                  for n in sizes],
     } for p in ("double", "float")},
+    "cpu-2core-block-tridiagonal": {
+        "json": "cpu-2core-block-tridiagonal.json",
+        "copy": "copy/omp/1074MB/real_time",
+        "header": ["M", "precision", "variant", "time", "unknowns/s", "GB/s (minimal traffic)", "fraction of copy",
+                   "speedup over LAPACK gbsv"],
+        "cell_columns": ["{ms} ms", "{Munknowns} M", "{GBs}", "{copy}", "{speedup}x"],
+        "speedup": ["unknowns/s", lambda run: re.sub(r"/M(\d)/.*", r"/M\1/lapack_gbsv/y/1024of16384/iterations:1/real_time", run)],
+        "rows": [(f"{m} | {p} | {label}", [f"block/{p}/M{m}/{key}/real_time"])
+                 for p in ("double", "float") for m in range(2, 9)
+                 for label, key in (("stored/y", "stored/y"), ("stored/x", "stored/x"), ("generated/y", "generated/y"),
+                                    ("uniform/y", "uniform/y"),
+                                    ("LAPACK gbsv (1024 of the systems)", "lapack_gbsv/y/1024of16384/iterations:1"))],
+    },
+    "cpu-2core-poisson-quiet": {
+        "json": "cpu-2core-poisson-quiet.json",
+        "header": ["double, wall time", "bcr", "bcr4", "fft (FFTW)"],
+        "cell": "{ms} ms",
+        "rows": [(label, [f"poisson{d}/{m}/double/{n}/real_time" for m in ("bcr", "bcr4", "fft")])
+                 for label, d, n in (("2D 4095² (bcr/bcr4 refined)", "2d", 4095), ("3D 255³", "3d", 255))],
+    },
+    "cpu-2core-poisson": {
+        "json": "cpu-2core-poisson.json",
+        "header": ["double, wall time", "bcr", "bcr4", "fft (FFTW, MEASURE)"],
+        "cell": "{ms} ms",
+        "rows": [(f"{d.upper()} {n}{'²' if d == '2d' else '³'}",
+                  [f"poisson{d}/{m}/double/{n}/real_time" for m in ("bcr", "bcr4", "fft")])
+                 for d, sizes in (("2d", (127, 255, 511, 1023, 2047, 4095, 8191)), ("3d", (31, 63, 127, 255)))
+                 for n in sizes],
+    },
     "cpu2-sparse-direct-1023": {
         "json": "cpu2-sparse-direct.json",
         "header": ["1023² Poisson (5-point), 1.05 M unknowns", "factorization", "solve", "analysis"],
@@ -192,7 +222,7 @@ class Results:
 SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def fields(b, copy):
+def fields(b, copy, reference=None, counter=None):
     seconds = b["real_time"] * SCALE[b.get("time_unit", "ns")]
     out = {"ms": significant(seconds * 1e3), "us": significant(seconds * 1e6), "s": significant(seconds)}
     if "bytes/s" in b:
@@ -203,6 +233,10 @@ def fields(b, copy):
     if "points/s" in b:
         out["Gpts"] = significant(b["points/s"] / 1e9)
         out["Mpts"] = significant(b["points/s"] / 1e6)
+    if "unknowns/s" in b:
+        out["Munknowns"] = significant(b["unknowns/s"] / 1e6)
+    if reference is not None:
+        out["speedup"] = f"{b[counter] / reference[counter]:.1f}"
     for key, value in b.items():
         if re.fullmatch(r"[A-Za-z_]\w*", key) and key not in out and isinstance(value, (int, float)):
             out[key] = significant(value)
@@ -227,7 +261,8 @@ def render(name):
              "| " + " | ".join("---" for _ in spec["header"]) + " |"]
     for label, cells in spec["rows"]:
         if "cell_columns" in spec:
-            f = fields(res.get(cells[0]), copy)
+            counter, ref = spec.get("speedup", (None, None))
+            f = fields(res.get(cells[0]), copy, res.get(ref(cells[0])) if ref else None, counter)
             values = [t.format(**f) for t in spec["cell_columns"]]
         else:
             values = [spec["cell"].format(**fields(res.get(run), copy)) for run in cells]
