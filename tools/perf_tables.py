@@ -37,7 +37,7 @@ MACHINES = {
 }
 
 # What a cell shows, from one benchmark b (its median over repetitions where it has several):
-#   {ms} {us} {s}: real time in that unit; {GBs}: bytes/s in GB/s; {TBs}; {Gpts}, {Mpts}: points/s;
+#   {ms} {us} {s}: real time in that unit; {time}: in ms below a second, else in s; {GBs}: bytes/s in GB/s; {TBs}; {Gpts}, {Mpts}: points/s;
 #   {copy}: bytes/s as a fraction of the table's copy benchmark's; any other counter by its name
 #   (factor_s: the counter factor_s); three significant digits each. "ratio": [i, j] adds a column,
 #   the time of cell i over that of cell j. "speedup": [counter, f] gives the field {speedup}: the
@@ -127,6 +127,18 @@ TABLES = {
                  for d, sizes in (("2d", (127, 255, 511, 1023, 2047, 4095, 8191)), ("3d", (31, 63, 127, 255)))
                  for n in sizes],
     },
+    **{f"{machine}-glioma": {
+        "json": f"{machine}-glioma.json",
+        "header": [f"glioma, {n}³", "time", "GB/s (minimal traffic)"],
+        "cell_columns": ["{time}", "{GBs}"],
+        "rows": [(label, [f"{kind}/{backend}/{p}/{n}/{suffix}real_time"])
+                 for label, kind, p, suffix in (("Strang step, double", "glioma_step", "double", ""),
+                                                ("Strang step, float", "glioma_step", "float", ""),
+                                                ("one year (730 steps), double", "glioma_year", "double", "iterations:1/"),
+                                                ("one year (730 steps), float", "glioma_year", "float", "iterations:1/"))]
+                + ([("explicit step, double", [f"glioma_explicit_step/{backend}/double/{n}/real_time"])]
+                   if backend == "cuda" else []),
+    } for machine, backend, n in (("cpu-2core", "cpu", 128), ("h100", "cuda", 256))},
     "cpu2-sparse-direct-1023": {
         "json": "cpu2-sparse-direct.json",
         "header": ["1023² Poisson (5-point), 1.05 M unknowns", "factorization", "solve", "analysis"],
@@ -224,7 +236,8 @@ SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 def fields(b, copy, reference=None, counter=None):
     seconds = b["real_time"] * SCALE[b.get("time_unit", "ns")]
-    out = {"ms": significant(seconds * 1e3), "us": significant(seconds * 1e6), "s": significant(seconds)}
+    out = {"ms": significant(seconds * 1e3), "us": significant(seconds * 1e6), "s": significant(seconds),
+           "time": f"{significant(seconds * 1e3)} ms" if seconds < 1 else f"{significant(seconds)} s"}
     if "bytes/s" in b:
         out["GBs"] = significant(b["bytes/s"] / 1e9)
         out["TBs"] = significant(b["bytes/s"] / 1e12)
