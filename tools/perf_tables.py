@@ -39,7 +39,9 @@ MACHINES = {
 # What a cell shows, from one benchmark b (its median over repetitions where it has several):
 #   {ms} {us} {s}: real time in that unit; {time}: in ms below a second, else in s; {GBs}: bytes/s in GB/s; {TBs}; {Gpts}, {Mpts}: points/s;
 #   {copy}: bytes/s as a fraction of the table's copy benchmark's; any other counter by its name
-#   (factor_s: the counter factor_s); three significant digits each. "ratio": [i, j] adds a column,
+#   (factor_s: the counter factor_s; factor_ms: the same in ms; NAME_2f: two decimals); three
+#   significant digits each. "blank_zero": a cell of 0 (a counter the benchmark did not measure)
+#   shows "–". "ratio": [i, j] adds a column,
 #   the time of cell i over that of cell j. "speedup": [counter, f] gives the field {speedup}: the
 #   counter of the cell's benchmark over that of benchmark f(name). {Munknowns}: unknowns/s in M. "difference": [label, i, j] adds a row, the time of row
 #   i's (first) benchmark less row j's, and its share of row i's.
@@ -139,6 +141,33 @@ TABLES = {
                 + ([("explicit step, double", [f"glioma_explicit_step/{backend}/double/{n}/real_time"])]
                    if backend == "cuda" else []),
     } for machine, backend, n in (("cpu-2core", "cpu", 128), ("h100", "cuda", 256))},
+    "cpu2-sparse-direct": {
+        "json": "cpu2-sparse-direct.json",
+        "header": ["size (unknowns)", "solver", "analysis s", "factorization s", "refactorization s", "solve s",
+                   "factor MB", "peak MB", "GFLOP (own count)", "GFLOP/s", "residual", "others' cores"],
+        "cell_columns": ["{analysis_s}", "{factor_s}", "{refactor_s}", "{solve_s}", "{factor_MB}", "{peak_MB}",
+                         "{GFLOP}", "{GFLOP_s}", "{residual}", "{others_cores_2f}"],
+        "rows": [(f"{size if k == 0 else ''} | {label}", [f"sparse_direct/{stencil}/{n}/{key}/iterations:{it}/manual_time"])
+                 for size, stencil, n, it in (("5pt 511² (263,169)", "5pt", 511, 3), ("5pt 1023² (1,050,625)", "5pt", 1023, 2),
+                                              ("5pt 2047² (4,198,401)", "5pt", 2047, 1), ("7pt 63³ (274,625)", "7pt", 63, 1))
+                 for k, (label, key) in enumerate((("ours", "ours"), ("CHOLMOD", "cholmod"),
+                                                   ("CHOLMOD, 1 BLAS thread", "cholmod_blas1"), ("MUMPS", "mumps")))],
+    },
+    "h100-sparse-direct": {
+        "json": "h100-sparse-direct.json",
+        "header": ["size", "solver", "analysis ms", "factorization ms", "refactorization ms", "solve (device) ms",
+                   "solve (host) ms", "GFLOP/s", "factor MB", "peak MB"],
+        "cell_columns": ["{analysis_ms}", "{factor_ms}", "{refactor_ms}", "{solve_device_ms}", "{solve_ms}", "{GFLOP_s}",
+                         "{factor_MB}", "{peak_MB}"],
+        "blank_zero": True,
+        "rows": [(f"{size if k == 0 else ''} | {label}", [f"gpu_sparse_direct/{stencil}/{n}/{key}/iterations:{it}/manual_time"])
+                 for size, stencil, n, it, solvers in (
+                     ("5pt 255²", "5pt", 255, 3, 3), ("5pt 511²", "5pt", 511, 3, 3), ("5pt 1023²", "5pt", 1023, 3, 1),
+                     ("7pt 63³", "7pt", 63, 3, 3), ("7pt 127³", "7pt", 127, 2, 1))
+                 for k, (label, key) in enumerate((("ours", "ours"), ("cuSOLVER (device API)", "cusolver"),
+                                                   ("cuSOLVER `csrlsvchol` (factorization: all phases)",
+                                                    "cusolver_lsvchol"))[:solvers])],
+    },
     "cpu2-sparse-direct-1023": {
         "json": "cpu2-sparse-direct.json",
         "header": ["1023² Poisson (5-point), 1.05 M unknowns", "factorization", "solve", "analysis"],
@@ -182,9 +211,12 @@ END = "<!-- end perf-table -->"
 
 
 def significant(v):
-    """Three significant digits (more left of the point), never an exponent: 0.0562, 16.0, 141, 1673."""
+    """Three significant digits (more left of the point): 0.0562, 16.0, 141, 1673; below 1e-4 two,
+    with an exponent (8.3e-12)."""
     if v == 0 or abs(v) >= 100:
         return f"{v:.0f}"
+    if abs(v) < 1e-4:
+        return f"{v:.1e}"
     return f"{v:.{2 - int(f'{abs(v):e}'.split('e')[1])}f}"
 
 
@@ -246,6 +278,8 @@ def fields(b, copy, reference=None, counter=None):
     if "points/s" in b:
         out["Gpts"] = significant(b["points/s"] / 1e9)
         out["Mpts"] = significant(b["points/s"] / 1e6)
+    if "flops" in b:
+        out["GFLOP"] = significant(b["flops"] / 1e9)
     if "unknowns/s" in b:
         out["Munknowns"] = significant(b["unknowns/s"] / 1e6)
     if reference is not None:
@@ -253,6 +287,11 @@ def fields(b, copy, reference=None, counter=None):
     for key, value in b.items():
         if re.fullmatch(r"[A-Za-z_]\w*", key) and key not in out and isinstance(value, (int, float)):
             out[key] = significant(value)
+            out[key + "_2f"] = f"{value:.2f}"
+            if key.endswith("_s"):
+                out[key[:-2] + "_ms"] = significant(value * 1e3)
+    if "GFLOP/s" in b:
+        out["GFLOP_s"] = significant(b["GFLOP/s"])
     return out
 
 
@@ -277,6 +316,8 @@ def render(name):
             counter, ref = spec.get("speedup", (None, None))
             f = fields(res.get(cells[0]), copy, res.get(ref(cells[0])) if ref else None, counter)
             values = [t.format(**f) for t in spec["cell_columns"]]
+            if spec.get("blank_zero"):
+                values = ["–" if v == "0" else v for v in values]
         else:
             values = [spec["cell"].format(**fields(res.get(run), copy)) for run in cells]
         if "ratio" in spec:
