@@ -25,7 +25,12 @@ MACHINES = {
 #   "speedup": [counter, f]  the field {speedup}: the counter over that of benchmark f(name);
 #   "difference": [label, i, j]  a row: the time of row i's benchmark less row j's, and its share;
 #   "blank_zero"             a cell of 0 (a counter the benchmark does not measure) shows "-";
+#   "missing"                a cell whose benchmark the JSON lacks shows "-" (else an error);
+#   "versus": [label, r, rows]  a row: per column, the time of row r over the least of rows';
 #   "note"                   words after the source line.
+GPU_LINE_SOLVERS = ("thomas", "thomas-shuffle", "thomas-naive", "thomas-pcr", "pcr", "cusparse")
+BATCH_LENGTHS = (64, 128, 256, 512, 1024)
+
 TABLES = {
     "cpu-2core-line-solvers": {
         "json": "cpu-2core-line-solvers.json",
@@ -94,6 +99,27 @@ TABLES = {
                                     ("uniform/y", "uniform/y"),
                                     ("LAPACK gbsv (1024 of the systems)", "lapack_gbsv/y/1024of16384/iterations:1"))],
     },
+    **{f"h100-gpu-line-solvers-256-{p}": {
+        "json": "h100-gpu-line-solvers.json",
+        "copy": "copy/d2d/134MB/min_time:0.100/manual_time",
+        "header": [f"256³, {p}", "x", "y", "z"],
+        "cell": "{us} µs ({copy})",
+        "missing": True,
+        "rows": [(f"{kind}, {alg}", [f"solve/{p}/{kind}/{alg}/256^3/{axis}/min_time:0.100/manual_time" for axis in "xyz"])
+                 for kind in ("uniform", "arrays") for alg in GPU_LINE_SOLVERS],
+        "note": "In brackets, the fraction of the device copy of the same run on the minimal traffic",
+    } for p in ("double", "float")},
+    **{f"h100-gpu-line-batches-{p}": {
+        "json": "h100-gpu-line-solvers.json",
+        "copy": "copy/d2d/134MB/min_time:0.100/manual_time",
+        "header": [f"65536 systems of length N along x, {p}, µs"] + [f"N = {n}" for n in BATCH_LENGTHS],
+        "cell": "{us} ({copy})",
+        "missing": True,
+        "rows": [(f"{kind}, {alg}", [f"batch/{p}/{kind}/{alg}/x/65536x{n}/min_time:0.100/manual_time" for n in BATCH_LENGTHS])
+                 for kind in ("uniform", "arrays") for alg in GPU_LINE_SOLVERS],
+        "versus": [[f"{kind}: cuSPARSE / best of ours", 6 * k + 5, list(range(6 * k, 6 * k + 5))]
+                   for k, kind in enumerate(("uniform", "arrays"))],
+    } for p in ("double", "float")},
     "cpu-2core-poisson-quiet": {
         "json": "cpu-2core-poisson-quiet.json",
         "header": ["double, wall time", "bcr", "bcr4", "fft (FFTW)"],

@@ -74,6 +74,9 @@ class Results:
     def repetitions(self, run):
         return len(self.runs.get(run, [])) or (self.medians[run].get("repetitions", 1) if run in self.medians else 0)
 
+    def has(self, run):
+        return run in self.medians or run in self.runs
+
     def get(self, run):
         if run in self.medians:
             return self.medians[run]
@@ -124,7 +127,7 @@ def render(name):
     copy = res.get(spec["copy"]) if "copy" in spec else None
     c = res.context
     runs = [run for _, cells in spec["rows"] for run in cells]
-    reps = sorted({res.repetitions(run) for run in runs})
+    reps = sorted({res.repetitions(run) for run in runs if res.has(run)})
     stat = "one result each" if reps == [1] else f"medians of {'/'.join(map(str, reps))} repetitions"
     date = c.get("date", "?")[:10]
     load = c.get("load_avg", [None])[0]
@@ -142,10 +145,20 @@ def render(name):
             if spec.get("blank_zero"):
                 values = ["-" if v == "0" else v for v in values]
         else:
-            values = [spec["cell"].format(**fields(res.get(run), copy)) for run in cells]
+            values = ["-" if spec.get("missing") and not res.has(run) else spec["cell"].format(**fields(res.get(run), copy))
+                      for run in cells]
         if "ratio" in spec:
             i, j = spec["ratio"]
             values.append(f"{res.get(cells[i])['real_time'] / res.get(cells[j])['real_time']:.2f}")
+        lines.append("| " + " | ".join([label] + values) + " |")
+    for label, r, ours in spec.get("versus", []):
+        def seconds(row, col):
+            run = spec["rows"][row][1][col]
+            return res.get(run)["real_time"] if res.has(run) else None
+        values = []
+        for col in range(len(spec["rows"][r][1])):
+            best = min(t for t in (seconds(o, col) for o in ours) if t is not None)
+            values.append(f"{seconds(r, col) / best:.2f}x")
         lines.append("| " + " | ".join([label] + values) + " |")
     if "difference" in spec:
         label, i, j = spec["difference"]
