@@ -120,6 +120,21 @@ TABLES = {
         "versus": [[f"{kind}: cuSPARSE / best of ours", 6 * k + 5, list(range(6 * k, 6 * k + 5))]
                    for k, kind in enumerate(("uniform", "arrays"))],
     } for p in ("double", "float")},
+    "cpu-2core-poisson-thesis": {
+        "json": "cpu-2core-poisson.json",
+        "header": ["N x Q, double, ms", "bcr", "bcr4", "fft"],
+        "cell": "{ms}",
+        "rows": [(f"{n} x {q}", [f"thesis/{m}/double/{n}/{q}/real_time" for m in ("bcr", "bcr4", "fft")])
+                 for n in (3, 15, 63, 127) for q in (127, 1023, 4095)],
+    },
+    "h100-poisson-thesis": {
+        "json": "h100-poisson.json",
+        "header": ["N x Q, ms"] + [f"{m} {p}" for p in ("double", "float") for m in ("bcr", "bcr4", "fft")],
+        "cell": "{ms}",
+        "rows": [(f"{n} x {q}", [f"gpu_thesis/{m}/{p}/{n}/{q}/manual_time"
+                                 for p in ("double", "float") for m in ("bcr", "bcr4", "fft")])
+                 for n in (3, 15, 63, 127) for q in (127, 1023, 4095)],
+    },
     "cpu-2core-poisson-quiet": {
         "json": "cpu-2core-poisson-quiet.json",
         "header": ["double, wall time", "bcr", "bcr4", "fft (FFTW)"],
