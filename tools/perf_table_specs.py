@@ -135,6 +135,26 @@ TABLES = {
                                  for p in ("double", "float") for m in ("bcr", "bcr4", "fft")])
                  for n in (3, 15, 63, 127) for q in (127, 1023, 4095)],
     },
+    "cpu-2core-bvp": {
+        "json": "cpu-2core-bvp.json",
+        "header": ["n", "A1D", "A2D", "A2SD (mixed)", "A2D speedup over A1D"],
+        "cell": "{ms} ms",
+        "ratio": [0, 1],
+        "rows": [(f"2^{k}", [f"A1D/sequential/double/n:{2 ** k}/real_time", f"A2D/divide-and-conquer/double/n:{2 ** k}/real_time",
+                             f"A2SD/divide-and-conquer/mixed/n:{2 ** k}/real_time"])
+                 for k in (20, 22, 24, 26)],
+    },
+    "h100-bvp": {
+        "json": "h100-bvp.json",
+        "header": ["n", "A2D device scan", "A2SD device scan", "compensated device scan", "A2S (float) device scan",
+                   "A2D host carries (paper's hybrid)", "A2SD host carries"],
+        "cell": "{ms} ms ({copy_fraction_2f})",
+        "rows": [(f"2^{k}", [f"{v}/n:{2 ** k}/manual_time" for v in (
+                     "A2D/double/device-scan", "A2SD/mixed/device-scan", "A2SC/compensated/device-scan",
+                     "A2S/float/device-scan", "A2D/double/host-carries", "A2SD/mixed/host-carries")])
+                 for k in (20, 22, 24, 26, 28)],
+        "note": "In brackets, the fraction of the run's copy (copy/d2d/2GiB) on the minimal 2 words per unknown",
+    },
     "cpu-2core-poisson-quiet": {
         "json": "cpu-2core-poisson-quiet.json",
         "header": ["double, wall time", "bcr", "bcr4", "fft (FFTW)"],
