@@ -155,6 +155,18 @@ TABLES = {
                  for k in (20, 22, 24, 26, 28)],
         "note": "In brackets, the fraction of the run's copy (copy/d2d/2GiB) on the minimal 2 words per unknown",
     },
+    "h100-block-tridiagonal": {
+        "json": "h100-block-tridiagonal.json",
+        "header": ["M", "T", "stored: work-sharing", "stored: thread-per-system", "generated: interleaved",
+                   "generated: planar", "uniform (factored): interleaved", "uniform (factored): planar"],
+        "cell": "{ms} ms ({copy_fraction_2f})",
+        "missing": True,
+        "rows": [(f"{m} | {p}", [f"{v}/{p}/M{m}/{a}/min_time:0.050/manual_time" for v, a in (
+                     ("stored", "work-sharing"), ("stored", "thread-per-system"), ("generated", "auto/interleaved"),
+                     ("generated", "auto/planar"), ("uniform", "auto/interleaved"), ("uniform", "auto/planar"))])
+                 for p in ("double", "float") for m in range(2, 9)],
+        "note": "In brackets, the fraction of the run's device copy on the minimal traffic",
+    },
     "cpu-2core-poisson-quiet": {
         "json": "cpu-2core-poisson-quiet.json",
         "header": ["double, wall time", "bcr", "bcr4", "fft (FFTW)"],
