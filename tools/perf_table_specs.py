@@ -26,6 +26,7 @@ MACHINES = {
 #   "difference": [label, i, j]  a row: the time of row i's benchmark less row j's, and its share;
 #   "blank_zero"             a cell of 0 (a counter the benchmark does not measure) shows "-";
 #   "missing"                a cell whose benchmark the JSON lacks shows "-" (else an error);
+#   "missing_rows"           a row whose benchmark the JSON lacks is left out;
 #   "versus": [label, r, rows]  a row: per column, the time of row r over the least of rows';
 #   "note"                   words after the source line.
 GPU_LINE_SOLVERS = ("thomas", "thomas-shuffle", "thomas-naive", "thomas-pcr", "pcr", "cusparse")
@@ -167,6 +168,25 @@ TABLES = {
                  for p in ("double", "float") for m in range(2, 9)],
         "note": "In brackets, the fraction of the run's device copy on the minimal traffic",
     },
+    **{f"cpu-2core-distributed-np{np}": {
+        "json": f"cpu-2core-distributed-np{np}.json",
+        "copy": "copy/memcpy_1thread/134MB/real_time" if np == 1 else None,
+        "header": ["case", "time (ms)", "points/s (G)", "GB/s" + (" (of the 1-thread copy)" if np == 1 else ""),
+                   "reduce (ms)", "exchange wait (ms)", "reduced solve (ms)", "recover (ms)", "communication (ms)"],
+        "cell_columns": ["{ms}", "{Gpts}", "{GBs}" + (" ({copy})" if np == 1 else ""), "{reduce_ms}", "{exchange_ms}",
+                         "{reduced_solve_ms}", "{recover_ms}", "{comm_ms}"],
+        "rows": [(label, [run]) for label, run in (
+            ("z lines 256³, single-process Thomas (`lines/z`)", "lines/z/256x256x256/iterations:10/manual_time"),
+            ("z lines 256³, split solve (`split_lines/z`)", "split_lines/z/256x256x256/iterations:10/manual_time"),
+            ("z lines 256³, split solve, all-to-all", "split_lines/z/alltoall/256x256x256/iterations:10/manual_time"),
+            ("z lines 256²×128, split (weak-scaling base)", "split_lines/z/256x256x128/iterations:10/manual_time"),
+            ("Douglas step 256³", "douglas_step/256x256x256/iterations:10/manual_time"),
+            ("Douglas step 256²×128 (weak-scaling base)", "douglas_step/256x256x128/iterations:10/manual_time"))
+],
+        "missing_rows": True,
+        "note": ("OMP_NUM_THREADS=2, one process" if np == 1 else "mpirun -np 2, OMP_NUM_THREADS=1, z split over the "
+                 "ranks") + "; an iteration's time is the slowest rank's",
+    } for np in (1, 2)},
     "cpu-2core-poisson-quiet": {
         "json": "cpu-2core-poisson-quiet.json",
         "header": ["double, wall time", "bcr", "bcr4", "fft (FFTW)"],

@@ -121,12 +121,19 @@ def fields(b, copy, reference=None, counter=None):
     return out
 
 
+class Blank(dict):
+    """Fields for cell_columns: a counter the benchmark lacks is an empty cell."""
+
+    def __missing__(self, key):
+        return ""
+
+
 def render(name):
     spec = TABLES[name]
     res = Results(spec["json"])
-    copy = res.get(spec["copy"]) if "copy" in spec else None
+    copy = res.get(spec["copy"]) if spec.get("copy") else None
     c = res.context
-    runs = [run for _, cells in spec["rows"] for run in cells]
+    runs = [run for _, cells in spec["rows"] for run in cells if res.has(run)]
     reps = sorted({res.repetitions(run) for run in runs if res.has(run)})
     stat = "one result each" if reps == [1] else f"medians of {'/'.join(map(str, reps))} repetitions"
     date = c.get("date", "?")[:10]
@@ -138,10 +145,12 @@ def render(name):
     lines = [f"<!-- perf-table: {name} -->", source, "", "| " + " | ".join(spec["header"]) + " |",
              "| " + " | ".join("---" for _ in spec["header"]) + " |"]
     for label, cells in spec["rows"]:
+        if spec.get("missing_rows") and not res.has(cells[0]):
+            continue
         if "cell_columns" in spec:
             counter, ref = spec.get("speedup", (None, None))
             f = fields(res.get(cells[0]), copy, res.get(ref(cells[0])) if ref else None, counter)
-            values = [t.format(**f) for t in spec["cell_columns"]]
+            values = [t.format_map(Blank(f)) for t in spec["cell_columns"]]
             if spec.get("blank_zero"):
                 values = ["-" if v == "0" else v for v in values]
         else:
