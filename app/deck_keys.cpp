@@ -94,7 +94,8 @@ void audit_key_table(const Deck& deck, const KeyTable& table) {
   for (const auto& key : deck.own_defaults())
     if (const KeySpec* spec = find_key(table, key); spec && default_is_value(*spec))
       own += fmt::format(" {} (the table's: {})", key, spec->default_value);
-  if (!own.empty()) throw Error("keys left out that the deck reader gave a default of its own, not the key table's:" + own);
+  if (!own.empty())
+    throw Error("keys left out that the deck reader gave a default of its own, not the key table's:" + own);
 }
 
 namespace {

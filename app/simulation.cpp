@@ -446,8 +446,9 @@ int run_simulation(const RunOptions& opt) {
   // (and every N steps if `every` is given too).
   const long every = out_get("every", scheduled ? 0L : std::max(1L, (time.steps + 9) / 10));
   const std::optional<CheckpointSettings> checkpoint =
-      out_node && out_node->has("checkpoint") ? std::optional(read_checkpoint_settings(out_node->child("checkpoint"), key_table))
-                                              : std::nullopt;
+      out_node && out_node->has("checkpoint")
+          ? std::optional(read_checkpoint_settings(out_node->child("checkpoint"), key_table))
+          : std::nullopt;
   const long diag_every = output_value<long>(out_node, "diagnostics_every", key_table);
   std::vector<std::string> formats = output_value<std::vector<std::string>>(out_node, "formats", key_table);
   if (every < 0 || (every == 0 && !scheduled)) out_node->fail("every", "must be a positive number of steps");

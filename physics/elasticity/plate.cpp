@@ -123,7 +123,8 @@ FaceSpec read_face(const DeckNode& faces, const std::string& key, const Constant
 void read_material(Plate& p, const DeckNode& s, const Constants& c, const KeyTable& keys) {
   p.model = s.get_enum_or_default("model", kModelNames, keys);
   if (p.model == Model::plane_strain) {
-    if (s.has("thickness")) s.fail("thickness", "applies to plane stress; a plane-strain body is taken per unit thickness");
+    if (s.has("thickness"))
+      s.fail("thickness", "applies to plane stress; a plane-strain body is taken per unit thickness");
   } else {
     p.thickness = s.get_or_default<double>("thickness", keys);
     s.require(std::isfinite(p.thickness) && p.thickness > 0, "thickness", p.thickness, "a positive number");
@@ -293,10 +294,12 @@ void read_loads(Plate& p, const DeckNode& s, const Constants& c, const std::arra
     for (int f = 0; f < 4; ++f) {
       if (faces[f].type != FaceType::traction) continue;
       const std::string fname = face_name(f / 2, f % 2);
-      if (tmap && tmap->has(fname)) add_traction(p, f, read_pair(*tmap, fname, c, "tx, ty", keys), *tmap, fname, lc.force);
+      if (tmap && tmap->has(fname))
+        add_traction(p, f, read_pair(*tmap, fname, c, "tx, ty", keys), *tmap, fname, lc.force);
       else add_traction(p, f, faces[f].value, *faces[f].node, faces[f].key, lc.force);
     }
-    if (spec && spec->has("body_force")) add_body_force(p, read_pair(*spec, "body_force", c, "bx, by", keys), *spec, "body_force", lc.force);
+    if (spec && spec->has("body_force"))
+      add_body_force(p, read_pair(*spec, "body_force", c, "bx, by", keys), *spec, "body_force", lc.force);
     else add_body_force(p, body, s, "body_force", lc.force);
     p.cases.push_back(std::move(lc));
   };

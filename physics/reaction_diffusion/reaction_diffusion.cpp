@@ -374,7 +374,8 @@ void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupCon
 
 // `initial`: per species an expression of x, y, z; `perturbation`: uniform noise added to it.
 template <class T>
-void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupContext& ctx, double t0, const KeyTable& keys) {
+void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupContext& ctx, double t0,
+                                              const KeyTable& keys) {
   const index_t N = g_.size();
   u_.assign(std::size_t(N * m_), T(0));
   planes_.assign(std::size_t(m_), AlignedVector<T>(std::size_t(N)));

@@ -1,8 +1,9 @@
 #pragma once
 // A module's `solver` key for block-tridiagonal lines (namespace tridsim): one GPU block-solver
-// name for every axis, or a map {x:, y:, z:} (left out: the default of the module's key table `keys`). The cpu backend has one block
-// solver (block Thomas, vectorized across lines) and accepts the names without effect; with cuda a
-// name that cannot solve the lines (block_gpu_unsupported_reason) is refused at the deck line.
+// name for every axis, or a map {x:, y:, z:} (left out: the default of the module's key table
+// `keys`). The cpu backend has one block solver (block Thomas, vectorized across lines) and accepts
+// the names without effect; with cuda a name that cannot solve the lines
+// (block_gpu_unsupported_reason) is refused at the deck line.
 #include <array>
 
 #include "core/backend.hpp"

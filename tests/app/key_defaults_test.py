@@ -2,8 +2,9 @@
 """The key tables are where the defaults live: for every module, the template deck (`tridsim new`)
 with one default of its module's table spelt out (`--set KEY=DEFAULT`, one key at a time, as
 `tridsim info MODULE` prints it, for each key that the template leaves out) must run to the same
-results (summary.json's diagnostics but wall times, and error norms) as the template. A reader whose fallback
-differs from its table's default fails here. The driver's keys are spelt out on heat's only.
+results (summary.json's diagnostics but wall times, and error norms) as the template. A reader
+whose fallback differs from its table's default fails here. The driver's keys are spelt out on
+heat's template only.
 Usage: key_defaults_test.py TRIDSIM WORK_DIR   (the templates MODULE.yaml are in WORK_DIR)
 """
 import json
