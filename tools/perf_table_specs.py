@@ -27,7 +27,7 @@ MACHINES = {
 #   "blank_zero"             a cell of 0 (a counter the benchmark does not measure) shows "-";
 #   "missing"                a cell whose benchmark the JSON lacks shows "-" (else an error);
 #   "missing_rows"           a row whose benchmark the JSON lacks is left out;
-#   "versus": [label, r, rows]  a row: per column, the time of row r over the least of rows';
+#   "versus": [[label, r, rows], ...]  rows: per column, the time of row r over the least of rows';
 #   "note"                   words after the source line.
 GPU_LINE_SOLVERS = ("thomas", "thomas-shuffle", "thomas-naive", "thomas-pcr", "pcr", "cusparse")
 BATCH_LENGTHS = (64, 128, 256, 512, 1024)
