@@ -26,8 +26,8 @@ KeyTable driver_keys(bool steady) {
       {"constants.<name>", kNumber, "", "", false, "a finite constant (not x, y, z, t, pi, e)"},
       {"grid", kSection, "", "", true, "the grid: nodes include the boundary"},
       {"grid.n", kIntegers, "", "", true, "nodes per axis (1 to 3 axes, each at least 2)"},
-      {"grid.lo", kNumbers, "[0, ...]", "length", false, "the lower corner"},
-      {"grid.hi", kNumbers, "[1, ...]", "length", false, "the upper corner"},
+      {"grid.lo", kNumbers, "(0 on each axis)", "length", false, "the lower corner"},
+      {"grid.hi", kNumbers, "(1 on each axis)", "length", false, "the upper corner"},
       {"parallel", kSection, "", "", false, "under mpirun: the process grid"},
       {"parallel.ranks", kIntegers, "(balanced)", "", false, "ranks per axis, one count per axis of grid.n"},
   };
@@ -44,7 +44,7 @@ KeyTable driver_keys(bool steady) {
   }
   t.insert(t.end(), {
       {"output", kSection, "", "", false, "what is written, where and when"},
-      {"output.dir", kText, "output/NAME", "", false, "the output folder (relative: to the current directory)"},
+      {"output.dir", kText, "(output/NAME)", "", false, "the output folder (relative: to the current directory)"},
       {"output.every", kInteger, "(a tenth of the steps)", "", false,
        "fields every N steps and the first and last (with times or interval: none)"},
       {"output.times", kNumbers, "", "time", false, "and/or fields at these times"},
@@ -90,6 +90,12 @@ void audit_key_table(const Deck& deck, const KeyTable& table) {
   for (const auto& key : deck.asked_keys())
     if (!find_key(table, key)) missing += " " + key;
   if (!missing.empty()) throw Error("keys read by the deck reader but missing from the key table:" + missing);
+  std::string own;
+  for (const auto& key : deck.own_defaults())
+    if (const KeySpec* spec = find_key(table, key); spec && default_is_value(*spec))
+      own += fmt::format(" {} (the table's: {})", key, spec->default_value);
+  if (!own.empty())
+    throw Error("keys left out that the deck reader gave a default of its own, not the key table's:" + own);
 }
 
 namespace {

@@ -19,7 +19,8 @@ std::string key_reference(const ModuleInfo& module);
 // indented line each (FILE:LINE: KEY: what), in the order of their lines.
 DeckError several_errors(const std::string& file, std::vector<DeckError> errors);
 // With TRIDSIM_AUDIT_KEY_TABLE set (the test deck_keys): throws naming every key the reader asked
-// for that `table` does not list, so a key read but missing from the table fails a test.
+// for that `table` does not list, so a key read but missing from the table fails a test; and every
+// key left out to which the reader gave a default of its own where the table gives one.
 void audit_key_table(const Deck& deck, const KeyTable& table);
 
 }  // namespace tridsim

@@ -87,9 +87,9 @@ struct TimeSettings {
 
 constexpr long kMaxSteps = 1'000'000'000'000;
 
-TimeSettings read_time(const DeckNode& t) {
+TimeSettings read_time(const DeckNode& t, const KeyTable& keys) {
   TimeSettings s;
-  s.t0 = t.get_or<double>("start", 0.0);
+  s.t0 = t.get_or_default<double>("start", keys);
   s.dt = t.get<double>("dt");
   t.require(std::isfinite(s.t0), "start", s.t0, "a finite time");
   t.require(s.dt > 0 && std::isfinite(s.dt), "dt", s.dt, "a positive number");
@@ -114,16 +114,16 @@ TimeSettings read_time(const DeckNode& t) {
 // A choice given on the command line (--backend, --precision) or else by the deck key.
 template <class Table>
 name_value_t<Table> pick(const DeckNode& root, const std::optional<std::string>& option, const std::string& key,
-                         const Table& table, name_value_t<Table> fallback) {
-  const bool in_deck = root.has(key);  // (the key is known even where the option overrides it)
-  if (!option) return in_deck ? root.get_enum(key, table) : fallback;
+                         const Table& table, const KeyTable& keys) {
+  if (!option) return root.get_enum_or_default(key, table, keys);
+  (void)root.has(key);  // (the deck's key is known even where the option overrides it)
   if (auto v = parse_name(table, *option)) return *v;
   throw Error("--" + key + ": " + unknown_name_message(*option, names_of(table)));
 }
 
 // cpu, cuda (fields on the GPU for the whole run) or auto (the GPU when one is present).
-Backend pick_backend(const DeckNode& root, const RunOptions& opt) {
-  const Backend b = resolve_backend(pick(root, opt.backend, "backend", kBackendNames, Backend::cpu));
+Backend pick_backend(const DeckNode& root, const RunOptions& opt, const KeyTable& keys) {
+  const Backend b = resolve_backend(pick(root, opt.backend, "backend", kBackendNames, keys));
   if (const std::string why = b == Backend::cuda ? cuda_unavailable_reason() : ""; !why.empty()) {
     if (!opt.backend) root.fail("backend", why + "; use cpu or auto");
     throw Error("--backend " + *opt.backend + ": " + why + "; use cpu or auto");
@@ -197,18 +197,24 @@ std::vector<double> read_output_times(const DeckNode& out, const TimeSettings& t
   return stops;
 }
 
+// A key of the optional output section: the deck's value, else the key table's default.
+template <class T>
+T output_value(const std::optional<DeckNode>& out, const std::string& key, const KeyTable& keys) {
+  return out ? out->get_or_default<T>(key, keys) : table_default<T>(keys, "output." + key);
+}
+
 struct CheckpointSettings {
   long every = 0;      // steps (0: none)
   double wall = 0;     // seconds of wall time (0: none)
-  long keep = 2;       // newest files kept
+  long keep = 0;       // newest files kept
   bool enabled() const { return every > 0 || wall > 0; }
 };
 
-CheckpointSettings read_checkpoint_settings(const DeckNode& c) {
+CheckpointSettings read_checkpoint_settings(const DeckNode& c, const KeyTable& keys) {
   CheckpointSettings s;
-  s.every = c.get_or<long>("every", 0);
-  s.wall = c.get_or<double>("wall", 0.0);
-  s.keep = c.get_or<long>("keep", 2);
+  s.every = c.get_or_default<long>("every", keys);
+  s.wall = c.get_or_default<double>("wall", keys);
+  s.keep = c.get_or_default<long>("keep", keys);
   c.require(s.every >= 0, "every", s.every, "a number of steps (0: none)");
   c.require(s.wall >= 0 && std::isfinite(s.wall), "wall", s.wall, "seconds of wall time between checkpoints (0: none)");
   c.require(s.keep >= 1, "keep", s.keep, "at least 1 (how many of the newest checkpoints stay)");
@@ -359,12 +365,12 @@ int run_simulation(const RunOptions& opt) {
   if (key_errors.size() > 1) throw several_errors(deck.file(), key_errors);
   SetupContext ctx;
   ctx.precision = pick(root, saved && !opt.precision ? std::optional(saved->precision) : opt.precision, "precision",
-                       kPrecisionNames, Precision::float64);
-  ctx.backend = pick_backend(root, opt);
+                       kPrecisionNames, key_table);
+  ctx.backend = pick_backend(root, opt, key_table);
   // Threads: 0 = all; at most 16 per core available (more only thrash, and the OpenMP runtime
   // fails to create very many).
   const int max_threads = 16 * omp_get_num_procs();
-  const int threads = opt.threads.value_or(root.get_or<int>("threads", 0));
+  const int threads = opt.threads.value_or(root.get_or_default<int>("threads", key_table));
   if (threads < 0 || threads > max_threads) {
     const std::string valid = fmt::format("0 (all cores) to {} (16 per core), got {}", max_threads, threads);
     if (opt.threads) throw Error("--threads: must be " + valid);
@@ -419,11 +425,11 @@ int run_simulation(const RunOptions& opt) {
   const bool steady = module->steady();
   if (steady && root.has("time"))
     root.fail("time", "module " + module_name + " solves a steady problem: remove the time section");
-  const TimeSettings time = steady ? TimeSettings{0, 0, 0, 1} : read_time(root.child("time"));
+  const TimeSettings time = steady ? TimeSettings{0, 0, 0, 1} : read_time(root.child("time"), key_table);
   ctx.end = time.end;
   if (!steady) ctx.dt = time.dt;
   const auto out_node = root.maybe_child("output");
-  auto out_get = [&](const std::string& key, auto fallback) {
+  auto out_get = [&](const std::string& key, auto fallback) {  // a default worked out here
     return out_node ? out_node->get_or(key, fallback) : fallback;
   };
   const std::filesystem::path deck_out_dir = out_get("dir", std::string("output/" + name));  // (read either way)
@@ -440,10 +446,11 @@ int run_simulation(const RunOptions& opt) {
   // (and every N steps if `every` is given too).
   const long every = out_get("every", scheduled ? 0L : std::max(1L, (time.steps + 9) / 10));
   const std::optional<CheckpointSettings> checkpoint =
-      out_node && out_node->has("checkpoint") ? std::optional(read_checkpoint_settings(out_node->child("checkpoint")))
-                                              : std::nullopt;
-  const long diag_every = out_get("diagnostics_every", 1L);
-  std::vector<std::string> formats = out_get("formats", std::vector<std::string>{"hdf5", "vtk", "csv"});
+      out_node && out_node->has("checkpoint")
+          ? std::optional(read_checkpoint_settings(out_node->child("checkpoint"), key_table))
+          : std::nullopt;
+  const long diag_every = output_value<long>(out_node, "diagnostics_every", key_table);
+  std::vector<std::string> formats = output_value<std::vector<std::string>>(out_node, "formats", key_table);
   if (every < 0 || (every == 0 && !scheduled)) out_node->fail("every", "must be a positive number of steps");
   if (diag_every < 1) out_node->fail("diagnostics_every", "must be a positive number of steps");
   std::vector<const WriterInfo*> writers_wanted;  // each once, in the order given

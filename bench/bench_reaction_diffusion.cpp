@@ -2,11 +2,14 @@
 // (turing2d and cross_diffusion2d 256^2, brusselator3d 128^3), on the CPU and, when a CUDA device
 // is present, on it:
 //   rd_step/<deck>/<backend>/<precision>
+// and turing2d with its reactions set to 0 (rd_step/turing2d-no-reactions/...): the difference of
+// the two is the time the step spends in the reactions.
 // Counters: nodes per second, and species values per second (nodes x M).
 #include <benchmark/benchmark.h>
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -19,9 +22,11 @@ namespace {
 using namespace tridsim;
 
 template <class T>
-void rd_step(benchmark::State& state, const std::string& deck_name, const std::string& backend) {
+void rd_step(benchmark::State& state, const std::string& deck_name, const std::string& backend,
+             const std::vector<std::string>& sets) {
   spdlog::set_level(spdlog::level::warn);
   Deck deck = Deck::load(std::string(TRIDSIM_SOURCE_DIR) + "/inputs/" + deck_name + ".yaml");
+  for (const auto& s : sets) deck.set(s);
   const DeckNode root = deck.root();
   Constants constants;
   if (auto c = root.maybe_child("constants"))
@@ -59,15 +64,23 @@ void rd_step(benchmark::State& state, const std::string& deck_name, const std::s
 const bool registered = [] {
   std::vector<std::string> backends = {"cpu"};
   if (cuda_device_count() > 0) backends.emplace_back("cuda");
-  for (const std::string deck : {"turing2d", "cross_diffusion2d", "brusselator3d"})
+  const std::vector<std::string> no_reactions = {"reaction_diffusion.reactions.u=0", "reaction_diffusion.reactions.v=0"};
+  const std::pair<std::string, std::string> cases[] = {
+      {"turing2d", "turing2d"}, {"turing2d-no-reactions", "turing2d"}, {"cross_diffusion2d", "cross_diffusion2d"},
+      {"brusselator3d", "brusselator3d"}};
+  for (const auto& [name, deck] : cases) {
+    const std::vector<std::string> sets = name == deck ? std::vector<std::string>{} : no_reactions;
     for (const auto& backend : backends) {
-      benchmark::RegisterBenchmark(("rd_step/" + deck + "/" + backend + "/double").c_str(), rd_step<double>, deck, backend)
+      benchmark::RegisterBenchmark(("rd_step/" + name + "/" + backend + "/double").c_str(), rd_step<double>, deck,
+                                   backend, sets)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
-      benchmark::RegisterBenchmark(("rd_step/" + deck + "/" + backend + "/float").c_str(), rd_step<float>, deck, backend)
+      benchmark::RegisterBenchmark(("rd_step/" + name + "/" + backend + "/float").c_str(), rd_step<float>, deck,
+                                   backend, sets)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
+  }
   return true;
 }();
 

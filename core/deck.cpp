@@ -21,6 +21,7 @@ struct DeckState {
   std::map<std::string, YAML::Node> opened;            // maps a module looked into
   std::map<std::string, std::string> overrides;        // key path -> the --set that made it
   std::set<std::string> asked;                         // every key path the reader asked for
+  std::set<std::string> own_defaults;                  // keys left out that took the reader's own default
 };
 }  // namespace detail
 
@@ -164,6 +165,8 @@ YAML::Node DeckNode::lookup(const std::string& key) const {
   return cn[key];
 }
 
+void DeckNode::note_own_default(const std::string& key) const { state_->own_defaults.insert(key_path(key)); }
+
 bool DeckNode::has(const std::string& key) const {
   YAML::Node n = lookup(key);
   return n.IsDefined() && !n.IsNull();
@@ -216,8 +219,19 @@ void DeckNode::require(bool ok, const std::string& key, const T& value, const st
   fail(key, os.str());
 }
 
+template <class T>
+T table_default(const KeyTable& keys, const std::string& path) {
+  const std::string& text = key_default(keys, path);
+  try {
+    return convert<T>(YAML::Load(text));
+  } catch (const YAML::Exception&) {
+    throw Error("the key table's default of " + path + " is '" + text + "', not " + type_name<T>());
+  }
+}
+
 #define TRIDSIM_DECK_TYPE(T) \
   template T DeckNode::get<T>(const std::string&) const; \
+  template T table_default<T>(const KeyTable&, const std::string&); \
   template void DeckNode::require<T>(bool, const std::string&, const T&, const std::string&) const;
 TRIDSIM_DECK_TYPE(bool)
 TRIDSIM_DECK_TYPE(int)
@@ -228,6 +242,8 @@ TRIDSIM_DECK_TYPE(std::string)
 template std::vector<double> DeckNode::get<std::vector<double>>(const std::string&) const;
 template std::vector<long> DeckNode::get<std::vector<long>>(const std::string&) const;
 template std::vector<std::string> DeckNode::get<std::vector<std::string>>(const std::string&) const;
+template std::vector<double> table_default<std::vector<double>>(const KeyTable&, const std::string&);
+template std::vector<std::string> table_default<std::vector<std::string>>(const KeyTable&, const std::string&);
 template std::vector<std::vector<std::string>> DeckNode::get<std::vector<std::vector<std::string>>>(const std::string&) const;
 #undef TRIDSIM_DECK_TYPE
 
@@ -354,6 +370,10 @@ void Deck::set(const std::string& assignment) {
 }
 
 std::vector<std::string> Deck::asked_keys() const { return {state_->asked.begin(), state_->asked.end()}; }
+
+std::vector<std::string> Deck::own_defaults() const {
+  return {state_->own_defaults.begin(), state_->own_defaults.end()};
+}
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/errors.hpp"
 #include "core/names.hpp"
 
 namespace tridsim {
@@ -44,6 +45,18 @@ const KeySpec* find_key(const KeyTable& table, const std::string& path) {
     if (!pattern && key_matches(spec.path, path)) pattern = &spec;
   }
   return pattern;
+}
+
+bool default_is_value(const KeySpec& spec) {
+  return !spec.default_value.empty() && spec.default_value.front() != '(';
+}
+
+const std::string& key_default(const KeyTable& table, const std::string& path) {
+  const KeySpec* spec = find_key(table, path);
+  if (!spec) throw Error("the key table lists no key " + path + " (whose default the deck reader asks for)");
+  if (!default_is_value(*spec))
+    throw Error("the key table gives no default value for " + path + " (the deck reader asks for one)");
+  return spec->default_value;
 }
 
 namespace {

@@ -4,7 +4,9 @@
 // for the driver's sections); the deck reader checks a deck against it before anything is read
 // (Deck::check_against: unknown keys, missing required keys, wrong types, all reported at once),
 // `tridsim info MODULE` prints it and `tridsim new MODULE` writes a template from it, so the
-// three cannot drift. A test (deck_keys) fails where the reader reads a key the table lacks.
+// three cannot drift. A reader takes each key's default from the table (DeckNode::get_or_default),
+// so what `tridsim info` prints is what a run does. A test (deck_keys) fails where the reader reads
+// a key the table lacks, or falls back to a default of its own where the table gives one.
 #include <string>
 #include <vector>
 
@@ -32,7 +34,9 @@ struct KeySpec {
   // <species>) any key.
   std::string path;
   unsigned shape = 0;
-  std::string default_value;  // as a deck would spell it; empty: none (or see the description)
+  // As a deck would spell it (the reader takes it from here); in parentheses, words for a default
+  // the reader works out ("(a tenth of the steps)"); empty: none (or see the description).
+  std::string default_value;
   std::string unit;           // empty: none (a name, a count, ...)
   bool required = false;      // within its section, when the section is present
   std::string description;
@@ -43,6 +47,11 @@ using KeyTable = std::vector<KeySpec>;
 bool key_matches(const std::string& pattern, const std::string& path);
 // The entry for a key path, or null.
 const KeySpec* find_key(const KeyTable& table, const std::string& path);
+// Whether the key's default is a value a deck could give (not empty, not words in parentheses).
+bool default_is_value(const KeySpec& spec);
+// The default of the key `path` (dotted, user keys spelt out) as a deck spells it. Throws Error
+// where the table lists no value default for it: a reader that asks is out of step with its table.
+const std::string& key_default(const KeyTable& table, const std::string& path);
 // From the shape bits: "number or expression" (the printed table's words) and "a number or an
 // expression" (what a reader's error says a key must be).
 std::string shape_name(unsigned shape);

@@ -319,6 +319,12 @@ Expression::Expression(const std::string& text, const Constants& constants, cons
   }
 }
 
+Expression Expression::from_deck_or_default(const DeckNode& node, const std::string& key, const KeyTable& keys,
+                                            const Constants& constants) {
+  if (node.has(key)) return from_deck(node, key, constants);
+  return Expression(table_default<std::string>(keys, node.key_path(key)), constants);
+}
+
 Expression Expression::from_deck(const DeckNode& node, const std::string& key, const Constants& constants,
                                  const std::vector<std::string>& variables) {
   const std::string text = node.get<std::string>(key);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/deck_keys.hpp"
 #include "core/grid.hpp"
 #include "core/non_finite.hpp"
 
@@ -26,6 +27,9 @@ class Expression {
   // From a deck key holding a number or an expression string.
   static Expression from_deck(const DeckNode& node, const std::string& key, const Constants& constants,
                               const std::vector<std::string>& variables = {});
+  // The same for an optional key: the deck's text, else the default of its key table `keys`.
+  static Expression from_deck_or_default(const DeckNode& node, const std::string& key, const KeyTable& keys,
+                                         const Constants& constants);
   Expression(const Expression& other);
   Expression& operator=(const Expression& other);
   Expression(Expression&&) noexcept;

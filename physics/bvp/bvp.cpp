@@ -10,6 +10,7 @@
 #include "core/boundary.hpp"
 #include "core/domain.hpp"
 #include "core/field_stats.hpp"
+#include "physics/module_keys.hpp"
 #include "solvers/recurrence/divide_conquer.hpp"
 #include "solvers/recurrence/sequential.hpp"
 #include "tridsim_build_info.hpp"
@@ -40,8 +41,9 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   if (domain_) held_ = {domain_->layout().axes[0].local_first(), local_.n[0]};
 
   // 1. Algorithm and arithmetic (u is stored in the deck's precision; the arithmetic must fit it).
-  algorithm_ = s.get_enum("algorithm", rec::kAlgorithmNames, rec::Algorithm::automatic);
-  arithmetic_ = s.get_enum("arithmetic", rec::kArithmeticNames, rec::Arithmetic::automatic);
+  const KeyTable keys = bvp_keys();
+  algorithm_ = s.get_enum_or_default("algorithm", rec::kAlgorithmNames, keys);
+  arithmetic_ = s.get_enum_or_default("arithmetic", rec::kArithmeticNames, keys);
   constexpr bool is_double = std::is_same_v<T, double>;
   if (arithmetic_ == rec::Arithmetic::automatic)
     arithmetic_ = is_double ? rec::Arithmetic::float64 : rec::Arithmetic::compensated;
@@ -58,13 +60,13 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
       (arithmetic_ == rec::Arithmetic::mixed || arithmetic_ == rec::Arithmetic::compensated))
     s.fail("arithmetic", std::string("the sequential algorithm runs in one precision (double or float), not ") +
                              rec::to_string(arithmetic_));
-  column_length_ = s.get_or<long>("column_length", 0L);
+  column_length_ = s.get_or_default<long>("column_length", keys);
   s.require(column_length_ >= 0 && column_length_ <= grid.n[0], "column_length", column_length_,
             "0 (the default) or a positive number of elements, at most the grid's " + std::to_string(grid.n[0]));
 
   // 2. Backend: cuda runs the divide-and-conquer steps on the device, carries there or on the host.
   gpu_ = ctx.backend == Backend::cuda;
-  gpu_host_carries_ = s.get_enum("carries", kHostCarriesNames, false);
+  gpu_host_carries_ = s.get_enum_or_default("carries", kHostCarriesNames, keys);
   if (gpu_) {
 #if !TRIDSIM_HAVE_CUDA
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");

@@ -21,7 +21,8 @@ KeyTable elasticity_keys() {
       {"elasticity.loads.<case>", kSection, "", "", false, "one load case (its name prefixes its fields)"},
       {"elasticity.loads.<case>.traction", kSection, "", "", false, "per traction face, [tx, ty]"},
       {"elasticity.loads.<case>.traction.<face>", kTexts, "", "stress", false, "[tx, ty] on this face"},
-      {"elasticity.loads.<case>.body_force", kTexts, "[0, 0]", "force/length^3", false, "[bx, by] of this case"},
+      {"elasticity.loads.<case>.body_force", kTexts, "(elasticity.body_force)", "force/length^3", false,
+       "[bx, by] of this case"},
       {"elasticity.tip", kNumbers, "", "length", false, "the point whose displacement is reported (default: x+ centre)"},
   };
 }

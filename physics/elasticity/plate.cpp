@@ -8,6 +8,7 @@
 
 #include "core/boundary.hpp"
 #include "core/errors.hpp"
+#include "physics/module_keys.hpp"
 
 namespace tridsim::elastic {
 
@@ -22,16 +23,16 @@ std::string point(double x, double y) {
   return s.str();
 }
 
-Expression zero(const Constants& c) { return Expression("0", c); }
 bool is_zero(const Expression& e) { return e.is_constant() && e(0, 0, 0, 0) == 0; }
 
 void require_steady(const DeckNode& n, const std::string& key, const Expression& e) {
   if (e.uses_time()) n.fail(key, "the problem is steady: " + quoted(e.text()) + " may use x and y but not t");
 }
 
-// A pair of numbers or expressions, [a, b].
-std::array<Expression, 2> read_pair(const DeckNode& n, const std::string& key, const Constants& c, const char* what) {
-  const auto parts = n.get<std::vector<std::string>>(key);  // numbers are scalars too
+// A pair of numbers or expressions, [a, b]; left out: the key table's default.
+std::array<Expression, 2> read_pair(const DeckNode& n, const std::string& key, const Constants& c, const char* what,
+                                    const KeyTable& keys) {
+  const auto parts = n.get_or_default<std::vector<std::string>>(key, keys);  // numbers are scalars too
   if (parts.size() != 2)
     n.fail(key, std::string("expected [") + what + "] (2 numbers or expressions of x, y), got " +
                     std::to_string(parts.size()) + " entries");
@@ -92,9 +93,10 @@ struct FaceSpec {
 };
 
 // faces.<key>: a type name, or {type: ..., value: ...}.
-FaceSpec read_face(const DeckNode& faces, const std::string& key, const Constants& c) {
+FaceSpec read_face(const DeckNode& faces, const std::string& key, const Constants& c, const KeyTable& keys) {
   FaceSpec spec;
-  spec.value = {zero(c), zero(c)};
+  const Expression none(table_default<std::string>(keys, faces.key_path(key) + ".value"), c);  // value left out
+  spec.value = {none, none};
   if (!faces.is_map(key)) {
     spec.type = faces.get_enum(key, kFaceTypeNames);
     spec.node = faces;
@@ -108,8 +110,8 @@ FaceSpec read_face(const DeckNode& faces, const std::string& key, const Constant
   if (!f.has("value")) return spec;
   switch (spec.type) {
     case FaceType::free: f.fail("value", "a free face takes no value");
-    case FaceType::clamped: spec.value = read_pair(f, "value", c, "ux, uy"); break;
-    case FaceType::traction: spec.value = read_pair(f, "value", c, "tx, ty"); break;
+    case FaceType::clamped: spec.value = read_pair(f, "value", c, "ux, uy", keys); break;
+    case FaceType::traction: spec.value = read_pair(f, "value", c, "tx, ty", keys); break;
     case FaceType::roller:
       spec.value[0] = Expression::from_deck(f, "value", c);
       require_steady(f, "value", spec.value[0]);
@@ -118,12 +120,13 @@ FaceSpec read_face(const DeckNode& faces, const std::string& key, const Constant
   return spec;
 }
 
-void read_material(Plate& p, const DeckNode& s, const Constants& c) {
-  p.model = s.get_enum("model", kModelNames, Model::plane_stress);
-  if (s.has("thickness")) {
-    if (p.model == Model::plane_strain)
+void read_material(Plate& p, const DeckNode& s, const Constants& c, const KeyTable& keys) {
+  p.model = s.get_enum_or_default("model", kModelNames, keys);
+  if (p.model == Model::plane_strain) {
+    if (s.has("thickness"))
       s.fail("thickness", "applies to plane stress; a plane-strain body is taken per unit thickness");
-    p.thickness = s.get<double>("thickness");
+  } else {
+    p.thickness = s.get_or_default<double>("thickness", keys);
     s.require(std::isfinite(p.thickness) && p.thickness > 0, "thickness", p.thickness, "a positive number");
   }
   const Expression E = Expression::from_deck(s, "E", c), nu = Expression::from_deck(s, "nu", c);
@@ -153,17 +156,17 @@ void read_material(Plate& p, const DeckNode& s, const Constants& c) {
 
 // Supports: the given components on clamped and roller faces (faces of later axes win where
 // faces meet, as in core/boundary). Returns each face's spec for the loads.
-std::array<FaceSpec, 4> read_supports(Plate& p, const DeckNode& s, const Constants& c) {
+std::array<FaceSpec, 4> read_supports(Plate& p, const DeckNode& s, const Constants& c, const KeyTable& keys) {
   std::array<FaceSpec, 4> specs;
-  for (auto& f : specs) f.value = {zero(c), zero(c)};
   p.fixed.assign(std::size_t(p.unknowns()), 0);
   p.given.assign(std::size_t(p.unknowns()), 0.0);
   const std::optional<DeckNode> faces = s.maybe_child("faces");  // none: every face free (refused below)
   const bool all = faces && faces->has("all");
   for (int f = 0; f < 4 && faces; ++f) {
     const std::string name = face_name(f / 2, f % 2);
-    if (faces->has(name)) specs[f] = read_face(*faces, name, c);
-    else if (all) specs[f] = read_face(*faces, "all", c);
+    if (faces->has(name)) specs[f] = read_face(*faces, name, c, keys);
+    else if (all) specs[f] = read_face(*faces, "all", c, keys);
+    else specs[f].type = table_default_choice(keys, faces->key_path(name), kFaceTypeNames);
     const FaceSpec& spec = specs[f];
     if (spec.type != FaceType::clamped && spec.type != FaceType::roller) continue;
     const FaceNodes fn = face_nodes(p, f);
@@ -273,9 +276,9 @@ bool plain_name(const std::string& s) {
 
 // Load cases: `loads: {NAME: {traction: {FACE: [tx, ty]}, body_force: [bx, by]}, ...}`, or one
 // case from the defaults (the traction faces' values, the section's body_force).
-void read_loads(Plate& p, const DeckNode& s, const Constants& c, const std::array<FaceSpec, 4>& faces) {
-  std::array<Expression, 2> body{zero(c), zero(c)};
-  if (s.has("body_force")) body = read_pair(s, "body_force", c, "bx, by");
+void read_loads(Plate& p, const DeckNode& s, const Constants& c, const std::array<FaceSpec, 4>& faces,
+                const KeyTable& keys) {
+  const std::array<Expression, 2> body = read_pair(s, "body_force", c, "bx, by", keys);
   auto make_case = [&](const std::string& name, const std::optional<DeckNode>& spec) {
     LoadCase lc{name, std::vector<double>(std::size_t(p.unknowns()), 0.0)};
     std::optional<DeckNode> tmap = spec ? spec->maybe_child("traction") : std::nullopt;
@@ -291,10 +294,12 @@ void read_loads(Plate& p, const DeckNode& s, const Constants& c, const std::arra
     for (int f = 0; f < 4; ++f) {
       if (faces[f].type != FaceType::traction) continue;
       const std::string fname = face_name(f / 2, f % 2);
-      if (tmap && tmap->has(fname)) add_traction(p, f, read_pair(*tmap, fname, c, "tx, ty"), *tmap, fname, lc.force);
+      if (tmap && tmap->has(fname))
+        add_traction(p, f, read_pair(*tmap, fname, c, "tx, ty", keys), *tmap, fname, lc.force);
       else add_traction(p, f, faces[f].value, *faces[f].node, faces[f].key, lc.force);
     }
-    if (spec && spec->has("body_force")) add_body_force(p, read_pair(*spec, "body_force", c, "bx, by"), *spec, "body_force", lc.force);
+    if (spec && spec->has("body_force"))
+      add_body_force(p, read_pair(*spec, "body_force", c, "bx, by", keys), *spec, "body_force", lc.force);
     else add_body_force(p, body, s, "body_force", lc.force);
     p.cases.push_back(std::move(lc));
   };
@@ -331,9 +336,10 @@ Plate read_plate(const Grid& g, const DeckNode& s, const Constants& c) {
   p.y0 = g.lo[1];
   if (!(p.hx > 0 && p.hy > 0)) throw DeckError(s.where(), "grid.hi", "the plate needs hi > lo along x and y");
   // 2. Material, supports, loads, the reported point.
-  read_material(p, s, c);
-  const auto faces = read_supports(p, s, c);
-  read_loads(p, s, c, faces);
+  const KeyTable keys = elasticity_keys();
+  read_material(p, s, c, keys);
+  const auto faces = read_supports(p, s, c, keys);
+  read_loads(p, s, c, faces, keys);
   p.tip = {g.hi[0], 0.5 * (g.lo[1] + g.hi[1])};  // the centre of the x+ face
   if (s.has("tip")) {
     const auto t = s.get<std::vector<double>>("tip");

@@ -43,7 +43,7 @@ struct Plate {
 
 // Reads the section (2D grids only) and evaluates every expression of it:
 //   model: plane-stress | plane-strain; E, nu: numbers or expressions of x, y (at element centres);
-//   thickness (plane stress, default 1);
+//   thickness (plane stress); the defaults of keys left out: elasticity_keys();
 //   faces: {x-|x+|y-|y+|all: clamped | roller | traction | free, or {type, value}} (default free);
 //   body_force: [bx, by], and the traction faces' values: the load of every case that does not
 //   give its own; loads: {NAME: {traction: {FACE: [tx, ty]}, body_force: [bx, by]}} (optional:

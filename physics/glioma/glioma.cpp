@@ -16,6 +16,7 @@
 #include "physics/glioma/glioma_gpu.hpp"
 #include "physics/glioma/reaction.hpp"
 #include "physics/glioma/tissue.hpp"
+#include "physics/module_keys.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/distributed.hpp"
 #include "solvers/tridiagonal/solver_choice.hpp"
@@ -70,16 +71,19 @@ void GliomaModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupCon
   g_ = grid;
   const index_t N = grid.size();
   // 1. Scheme and parameters.
-  scheme_ = s.get_enum("scheme", kSchemeNames, Scheme::strang_adi);
+  const KeyTable keys = glioma_keys();
+  scheme_ = s.get_enum_or_default("scheme", kSchemeNames, keys);
   D_white_ = s.get<double>("D_white");
   s.require(D_white_ >= 0 && std::isfinite(D_white_), "D_white", D_white_, "a finite diffusivity >= 0 (mm^2/day)");
   D_grey_ = s.get<double>("D_grey");
   s.require(D_grey_ >= 0 && std::isfinite(D_grey_), "D_grey", D_grey_, "a finite diffusivity >= 0 (mm^2/day)");
   rho_ = s.get<double>("rho");
   s.require(rho_ >= 0 && std::isfinite(rho_), "rho", rho_, "a finite proliferation rate >= 0 (1/day)");
+  t1_ = table_default<double>(keys, "glioma.thresholds.t1");
+  flair_ = table_default<double>(keys, "glioma.thresholds.flair");
   if (auto th = s.maybe_child("thresholds")) {
-    t1_ = th->get_or<double>("t1", t1_);
-    flair_ = th->get_or<double>("flair", flair_);
+    t1_ = th->get_or_default<double>("t1", keys);
+    flair_ = th->get_or_default<double>("flair", keys);
     th->require(t1_ > 0 && t1_ <= 1, "t1", t1_, "a density in (0, 1]");
     th->require(flair_ > 0 && flair_ <= 1, "flair", flair_, "a density in (0, 1]");
   }
@@ -175,7 +179,7 @@ void GliomaModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupCon
                scheme_ == Scheme::strang_adi ? " (strang-adi has none)" : "");
 
   // 5. The line solver of each axis (the `solver` key, as the heat module's).
-  solvers_ = read_solver_choice(s, grid, ctx.backend, sizeof(T), false);
+  solvers_ = read_solver_choice(s, grid, ctx.backend, sizeof(T), false, keys);
 
   // 6. The cuda backend: c and D move to the device for the whole run. The CPU keeps the face
   //    diffusivities of each axis (F_a[o]: between o and o + stride; 0 at a line's end) instead

@@ -65,7 +65,7 @@ class GliomaModule final : public Module {
   const Domain* domain_ = nullptr;  // set when the grid is split over ranks
   Scheme scheme_ = Scheme::strang_adi;
   SolverChoice solvers_;  // line solver per axis and backend
-  double D_white_ = 0, D_grey_ = 0, rho_ = 0, t1_ = 0.8, flair_ = 0.16, explicit_limit_ = 0;
+  double D_white_ = 0, D_grey_ = 0, rho_ = 0, t1_ = 0, flair_ = 0, explicit_limit_ = 0;
   AlignedVector<T> c_, work_, D_, white_, grey_;
   std::array<AlignedVector<T>, 3> F_;  // CPU: face diffusivities per axis (F_a[o]: between o and o + stride)
   std::unique_ptr<GliomaGpu<T>> gpu_;  // set with the cuda backend: c lives on the device

@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/hdf5_support.hpp"
+#include "physics/module_keys.hpp"
 #include "tridsim_build_info.hpp"
 
 #if TRIDSIM_HAVE_NIFTI
@@ -173,10 +174,11 @@ VoxelImage read_hdf5(const std::string& path, const std::string& dataset) {
 
 namespace {
 
-std::array<double, 3> triple(const DeckNode& s, const std::string& key, int dim, double fallback) {
-  std::array<double, 3> v{fallback, fallback, fallback};
-  if (!s.has(key)) return v;
-  const auto list = s.get<std::vector<double>>(key);
+// dim to 3 numbers (x, y, z; the axes a list leaves out: `fill`); the key left out: `absent`.
+std::array<double, 3> triple(const DeckNode& s, const std::string& key, int dim, double fill,
+                             const std::vector<double>& absent) {
+  std::array<double, 3> v{fill, fill, fill};
+  const auto list = s.has(key) ? s.get<std::vector<double>>(key) : absent;
   if (list.size() < std::size_t(dim) || list.size() > 3)
     s.fail(key, "expected " + std::to_string(dim) + " to 3 numbers (x, y, z), got " + std::to_string(list.size()));
   for (std::size_t a = 0; a < list.size(); ++a) v[a] = list[a];
@@ -200,9 +202,14 @@ void read_tissue_map(const DeckNode& section, const std::string& key, const Grid
   if (!h5 && !nii) m.fail("file", "expected a NIfTI (.nii, .nii.gz) or HDF5 (.h5, .hdf5) file, got '" + given + "'");
   const std::string name = m.get_file("file").string();
   const std::string dataset = h5 ? m.get<std::string>("dataset") : "";
-  const double scale = m.get_or<double>("scale", 1.0);
+  // Defaults from the key table, by the map's path there (the caller may hold the section anywhere).
+  const KeyTable keys = glioma_keys();
+  const std::string table_path = "glioma.tissue." + key + ".";
+  const double scale = m.has("scale") ? m.get<double>("scale") : table_default<double>(keys, table_path + "scale");
   m.require(std::isfinite(scale), "scale", scale, "a finite number");
-  const auto offset = triple(m, "offset", 1, 0.0);
+  const std::vector<double> no_offset =
+      m.has("offset") ? std::vector<double>{} : table_default<std::vector<double>>(keys, table_path + "offset");
+  const auto offset = triple(m, "offset", 1, 0.0, no_offset);
   for (double o : offset) m.require(std::isfinite(o), "offset", o, "finite on every axis");
   VoxelImage img;
   try {
@@ -214,9 +221,9 @@ void read_tissue_map(const DeckNode& section, const std::string& key, const Grid
     if (!m.has("origin") || !m.has("spacing"))
       m.fail(m.has("origin") ? "spacing" : "origin",
              "the dataset carries no placement: give both origin and spacing (world position of voxel 0 and voxel size)");
-    const auto spacing = triple(m, "spacing", 1, 1.0);
+    const auto spacing = triple(m, "spacing", 1, 1.0, {});  // (both given: checked above)
     for (double s : spacing) m.require(s > 0 && std::isfinite(s), "spacing", s, "positive on every axis");
-    const auto origin = triple(m, "origin", 1, 0.0);
+    const auto origin = triple(m, "origin", 1, 0.0, {});
     for (double o : origin) m.require(std::isfinite(o), "origin", o, "finite on every axis");
     img.world_to_voxel = axis_aligned(origin, spacing);
   }

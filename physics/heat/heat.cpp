@@ -12,6 +12,7 @@
 #include "core/expression_translate.hpp"
 #include "physics/heat/face_data.hpp"
 #include "physics/heat/heat_gpu.hpp"
+#include "physics/module_keys.hpp"
 #include "solvers/sparse_direct/diffusion_matrix.hpp"
 #include "solvers/sparse_direct/multifrontal.hpp"
 #include "solvers/tridiagonal/batched.hpp"
@@ -76,8 +77,9 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
   g_ = grid;
   const auto& constants = ctx.constants;
   const std::vector<double> times = ctx.check_times(t0);  // data that move: finite over the run
+  const KeyTable keys = heat_keys();
   // 1. Scheme.
-  scheme_ = s.get_enum("scheme", kSchemeNames, std::nullopt)
+  scheme_ = s.get_enum_or_default("scheme", kSchemeNames, keys)
                 .value_or(grid.dim == 1 ? Scheme::crank_nicolson : grid.dim == 2 ? Scheme::peaceman_rachford : Scheme::douglas);
   if (scheme_ == Scheme::peaceman_rachford && grid.dim != 2)
     s.fail("scheme", "peaceman-rachford is a 2D scheme; use douglas in 1D and 3D");
@@ -99,23 +101,21 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
   }
   const double kappa_max = variable_kappa_ ? double(*std::max_element(kappa_.begin(), kappa_.end())) : double(kappa0_);
   const double gain2 = require_step_gain<T>(s, "diffusivity", grid, kappa_max, ctx.dt.value_or(0.0));
-  if (s.has("source")) {
-    source_ = Expression::from_deck(s, "source", constants);
-    has_source_ = !(source_.is_constant() && source_(0, 0, 0, 0) == 0.0);
-    source_moves_ = source_.uses_time();
-    if (has_source_) {
-      f_.resize(grid.size());
-      fill_on_backend(s, "source", source_, ctx.backend, grid, t0, f_.data());
-      require_finite_values(s, "source", grid, t0, f_.data());
-      if (source_moves_) require_finite_expression(s, "source", source_, grid, {times.begin() + 1, times.end()});
-    }
+  source_ = Expression::from_deck_or_default(s, "source", keys, constants);
+  has_source_ = !(source_.is_constant() && source_(0, 0, 0, 0) == 0.0);
+  source_moves_ = source_.uses_time();
+  if (has_source_) {
+    f_.resize(grid.size());
+    fill_on_backend(s, "source", source_, ctx.backend, grid, t0, f_.data());
+    require_finite_values(s, "source", grid, t0, f_.data());
+    if (source_moves_) require_finite_expression(s, "source", source_, grid, {times.begin() + 1, times.end()});
   }
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", constants);
     require_finite_expression(s, "exact", *exact_, grid, times);
   }
 
-  read_solver(s, ctx);
+  read_solver(s, ctx, keys);
   if (domain_ && unsplit_)
     s.fail("scheme", "the unsplit crank-nicolson step (one sparse system) does not run on several ranks; use "
                      "scheme: douglas (or run on one rank)");
@@ -191,13 +191,13 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
 // `solver`: a name of kSolverNames, or (lines) a line solver's name or a map of them per axis
 // (solvers/tridiagonal/solver_choice.hpp). Needs scheme_, variable_kappa_ and g_.
 template <class T>
-void HeatModule<T>::read_solver(const DeckNode& s, const SetupContext& ctx) {
+void HeatModule<T>::read_solver(const DeckNode& s, const SetupContext& ctx, const KeyTable& keys) {
   std::optional<Solver> family;  // nullopt: auto
   bool lines_word = false;       // the key says `lines`: every axis's line solver is auto
   if (s.has("solver") && s.is_map("solver")) {
     family = Solver::lines;
-  } else if (s.has("solver")) {
-    const auto word = s.get<std::string>("solver");
+  } else {
+    const auto word = s.get_or_default<std::string>("solver", keys);
     if (const auto v = parse_name(kSolverNames, word)) {
       family = *v;
       lines_word = family == Solver::lines;
@@ -226,7 +226,7 @@ void HeatModule<T>::read_solver(const DeckNode& s, const SetupContext& ctx) {
   if (unsplit_) return;
   // `lines` reads as auto on every axis (read_solver_choice knows only the line solvers' names).
   const Deck all_auto = Deck::parse("solver: auto\n", s.key_path("solver"));
-  solvers_ = read_solver_choice(lines_word ? all_auto.root() : s, g_, ctx.backend, sizeof(T), !variable_kappa_);
+  solvers_ = read_solver_choice(lines_word ? all_auto.root() : s, g_, ctx.backend, sizeof(T), !variable_kappa_, keys);
 }
 
 // The unsplit step's problem and solver: the analysis (nested dissection, exact sizes) now, the

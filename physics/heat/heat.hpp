@@ -87,7 +87,7 @@ class HeatModule final : public Module {
   void add_source(const Run& r, T scale, T* out) const;
   void set_face_rows(int axis, double dt, T* field) const;
   void step_gpu(double t, double dt);
-  void read_solver(const DeckNode& s, const SetupContext& ctx);
+  void read_solver(const DeckNode& s, const SetupContext& ctx, const KeyTable& keys);
   struct Unsplit;  // the unsplit Crank-Nicolson step's matrix, solver and data (heat.cpp)
   void setup_unsplit(const DeckNode& s, const SetupContext& ctx, double t0);
   void factor_unsplit(double dt);

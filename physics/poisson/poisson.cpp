@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/hdf5_support.hpp"
+#include "physics/module_keys.hpp"
 #include "physics/poisson/poisson_sparse.hpp"
 #include "tridsim_build_info.hpp"
 #if TRIDSIM_HAVE_CUDA
@@ -120,9 +121,11 @@ cr::PoissonBox PoissonModule<T>::interior_box() const {
 // solve it), any other as node values.
 template <class T>
 void PoissonModule<T>::read_conductivity(const DeckNode& s, const Grid& grid, const SetupContext& ctx) {
-  kappa0_ = 1;
   kappa_.clear();
-  if (!s.has("conductivity")) return;
+  if (!s.has("conductivity")) {  // the key table's default: a constant
+    kappa0_ = table_default<double>(poisson_keys(), "poisson.conductivity");
+    return;
+  }
   std::vector<double> k(static_cast<std::size_t>(grid.size()));
   if (s.is_map("conductivity")) {
     read_hdf5_source<double>(s.child("conductivity"), grid, k.data());
@@ -182,8 +185,9 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   g_ = grid;
   t0_ = t0;
   // 1. Method (resolved in 5, once the problem is known).
-  method_ = s.get_enum("method", kPoissonModuleMethodNames, PoissonModuleMethod::automatic);
-  refine_ = s.get_enum("refine", cr::kRefineNames, cr::Refine::automatic);
+  const KeyTable keys = poisson_keys();
+  method_ = s.get_enum_or_default("method", kPoissonModuleMethodNames, keys);
+  refine_ = s.get_enum_or_default("refine", cr::kRefineNames, keys);
   for (int a = 0; a < grid.dim; ++a)
     if (grid.n[a] < 3)
       s.fail("", "grid.n: every axis needs at least 3 nodes (one interior node between two faces), axis " +

@@ -12,6 +12,7 @@
 #include "core/boundary.hpp"
 #include "core/domain.hpp"
 #include "core/expression_fill.hpp"
+#include "physics/module_keys.hpp"
 #include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
 #include "physics/reaction_diffusion/reaction_step.hpp"
 #include "physics/reaction_diffusion/spectrum.hpp"
@@ -144,10 +145,11 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
     for (std::size_t l = 0; l < k; ++l)
       if (names_[l] == names_[k]) s.fail("species", "'" + names_[k] + "' is named twice");
   }
-  scheme_ = s.get_enum("scheme", kSchemeNames, Scheme::douglas);
+  const KeyTable keys = reaction_diffusion_keys();
+  scheme_ = s.get_enum_or_default("scheme", kSchemeNames, keys);
   reactions_.read(s, names_, ctx.constants, ctx.backend == Backend::cuda);
   thread_reactions_.clear();  // (copies of what was read before, if setup runs again)
-  substeps_ = s.get_or<int>("reaction_substeps", 1);
+  substeps_ = s.get_or_default<int>("reaction_substeps", keys);
   s.require(substeps_ >= 1 && substeps_ <= 1000, "reaction_substeps", substeps_, "an integer in [1, 1000]");
   if (scheme_ == Scheme::linearly_implicit && (s.has("exact_flow") || s.has("reaction_substeps")))
     s.fail(s.has("exact_flow") ? "exact_flow" : "reaction_substeps",
@@ -167,11 +169,11 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
 
   // 3. Initial state, exact solution, line solvers. What moves with t is checked over the run.
   const std::vector<double> times = ctx.check_times(t0);
-  read_species(s, ctx, t0);
+  read_species(s, ctx, t0, keys);
   // (the exact flow, where given, over the half step that the Strang steps take)
   require_finite_reactions(s, times, 0.5 * ctx.dt.value_or(0.0));
   measure_reaction_growth(times);
-  const std::string pivot = s.get_or<std::string>("pivoting", "auto");
+  const std::string pivot = s.get_or_default<std::string>("pivoting", keys);
   if (pivot == "auto") {
     pivoting_ = blocktri::Pivoting::partial;  // generated blocks carry no dominance guarantee
   } else if (auto p = parse_name(blocktri::kPivotingNames, pivot)) {
@@ -185,7 +187,7 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
       require_finite_expression(*e, name, exact_.back(), g_, times);
     }
   }
-  gpu_solver_ = read_block_solver(s, grid, m_, ctx.backend);
+  gpu_solver_ = read_block_solver(s, grid, m_, ctx.backend, keys);
 
   if (ctx.backend == Backend::cuda) {
 #if TRIDSIM_HAVE_CUDA
@@ -372,7 +374,8 @@ void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupCon
 
 // `initial`: per species an expression of x, y, z; `perturbation`: uniform noise added to it.
 template <class T>
-void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupContext& ctx, double t0) {
+void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupContext& ctx, double t0,
+                                              const KeyTable& keys) {
   const index_t N = g_.size();
   u_.assign(std::size_t(N * m_), T(0));
   planes_.assign(std::size_t(m_), AlignedVector<T>(std::size_t(N)));
@@ -388,11 +391,11 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
     }
   const double gain2 = require_step_gain<T>(s, "diffusion", g_, d_max, ctx.dt.value_or(0.0));
   double amplitude = 0;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 0;  // (no perturbation: amplitude 0)
   if (auto p = s.maybe_child("perturbation")) {
     amplitude = p->get<double>("amplitude");
     p->require(amplitude >= 0 && std::isfinite(amplitude), "amplitude", amplitude, "a finite number >= 0");
-    const long sd = p->get_or<long>("seed", 1);
+    const long sd = p->get_or_default<long>("seed", keys);
     p->require(sd >= 0, "seed", sd, "an integer >= 0");
     seed = std::uint64_t(sd);
   }

@@ -75,7 +75,7 @@ class ReactionDiffusionModule final : public Module {
   const AlignedVector<T>& solution();
 
  private:
-  void read_species(const DeckNode& s, const SetupContext& ctx, double t0);
+  void read_species(const DeckNode& s, const SetupContext& ctx, double t0, const KeyTable& keys);
   void read_diffusion(const DeckNode& s, const SetupContext& ctx);
   void require_forward_diffusion(const DeckNode& s) const;
   void read_boundary(const DeckNode& s, const SetupContext& ctx);

@@ -5,9 +5,9 @@
 namespace tridsim {
 
 std::array<blocktri::BlockGpuAlgorithm, 3> read_block_solver(const DeckNode& s, const Grid& grid, int m,
-                                                             Backend backend) {
+                                                             Backend backend, const KeyTable& keys) {
   std::array<blocktri::BlockGpuAlgorithm, 3> choice{};
-  for_each_axis_choice(s, "solver", grid.dim, "auto", [&](const DeckNode& node, const std::string& key,
+  for_each_axis_choice(s, "solver", grid.dim, keys, [&](const DeckNode& node, const std::string& key,
                                                            const std::string& name, int a) {
     const auto alg = parse_name(blocktri::kBlockGpuAlgorithmNames, name);
     if (!alg)

@@ -1,8 +1,9 @@
 #pragma once
 // A module's `solver` key for block-tridiagonal lines (namespace tridsim): one GPU block-solver
-// name for every axis, or a map {x:, y:, z:} (axes left out: auto). The cpu backend has one block
-// solver (block Thomas, vectorized across lines) and accepts the names without effect; with cuda a
-// name that cannot solve the lines (block_gpu_unsupported_reason) is refused at the deck line.
+// name for every axis, or a map {x:, y:, z:} (left out: the default of the module's key table
+// `keys`). The cpu backend has one block solver (block Thomas, vectorized across lines) and accepts
+// the names without effect; with cuda a name that cannot solve the lines
+// (block_gpu_unsupported_reason) is refused at the deck line.
 #include <array>
 
 #include "core/backend.hpp"
@@ -13,6 +14,6 @@
 namespace tridsim {
 
 std::array<blocktri::BlockGpuAlgorithm, 3> read_block_solver(const DeckNode& section, const Grid& grid, int m,
-                                                             Backend backend);
+                                                             Backend backend, const KeyTable& keys);
 
 }  // namespace tridsim

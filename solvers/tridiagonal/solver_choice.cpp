@@ -42,9 +42,9 @@ tridiag::GpuAlgorithm gpu_algorithm(const DeckNode& node, const std::string& key
 }  // namespace
 
 SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, Backend backend,
-                                std::size_t elem_bytes, bool uniform) {
+                                std::size_t elem_bytes, bool uniform, const KeyTable& keys) {
   SolverChoice choice;
-  for_each_axis_choice(s, "solver", grid.dim, "auto", [&](const DeckNode& node, const std::string& key,
+  for_each_axis_choice(s, "solver", grid.dim, keys, [&](const DeckNode& node, const std::string& key,
                                                            const std::string& name, int a) {
     if (!same_name(name, "cr") && !tridiag::parse_gpu_algorithm(name)) {
       std::vector<std::string> names = names_of(tridiag::kGpuAlgorithmNames);

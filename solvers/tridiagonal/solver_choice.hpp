@@ -1,6 +1,6 @@
 #pragma once
 // A module's `solver` key (namespace tridsim): one line-solver name for every axis, or a map {x:,
-// y:, z:} (axes left out: auto). The cpu backend runs thomas, pcr or cr (the GPU variants of Thomas
+// y:, z:} (left out: the key table's default, auto). The cpu backend runs thomas, pcr or cr (the GPU variants of Thomas
 // and auto mean thomas there). The cuda backend runs every family of the GPU contract
 // (cuda/line_solve.cuh) with the module's load/store functors: thomas, thomas-naive, thomas-pcr
 // and pcr (thomas-shuffle and cusparse solve arrays in place only); a name that cannot solve
@@ -23,8 +23,9 @@ struct SolverChoice {
 };
 
 // Reads and checks the key for the given backend (cpu or cuda); `uniform` says whether the
-// line matrices are constant-coefficient (auto's table distinguishes them). Throws DeckError.
+// line matrices are constant-coefficient (auto's table distinguishes them); `keys` (the module's key
+// table) gives the default of the key and of each axis. Throws DeckError.
 SolverChoice read_solver_choice(const DeckNode& section, const Grid& grid, Backend backend,
-                                std::size_t elem_bytes, bool uniform);
+                                std::size_t elem_bytes, bool uniform, const KeyTable& keys);
 
 }  // namespace tridsim

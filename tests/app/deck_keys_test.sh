@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The key tables (core/deck_keys.hpp) end to end: `tridsim info MODULE` prints them, `tridsim new
 # MODULE` writes a template that checks and runs as it is, a deck with several errors gets all of
-# them in one pass, and the deck reader reads no key its module's table lacks (TRIDSIM_AUDIT_KEY_TABLE
-# makes check fail naming any such key) over every example deck and template.
+# them in one pass, and the deck reader reads no key its module's table lacks and gives no key left
+# out a default of its own where the table has one (TRIDSIM_AUDIT_KEY_TABLE makes check fail naming
+# any such key) over every example deck and template; and each default of a table, spelt out in
+# the template, runs to the same results as the template (key_defaults_test.py).
 # Usage: deck_keys_test.sh TRIDSIM SOURCE_DIR WORK_DIR
 set -u
 tridsim=$1 src=$2 work=$3
@@ -90,6 +92,9 @@ audit glioma.yaml --set glioma.seed= --set 'glioma.initial=exp(-(x^2+y^2)/9)' --
 audit elasticity.yaml --set 'elasticity.loads={a: {traction: {x+: [0, 1]}, body_force: [0, -1]}}' --set elasticity.tip=[2,0.5]
 audit poisson.yaml --set poisson.conductivity=1+x --set poisson.method=multifrontal
 audit bvp.yaml --set bvp.column_length=64 --set bvp.algorithm=divide-and-conquer
+
+# 5. The tables are where the defaults live: each one spelt out runs as the template does.
+/usr/bin/python3 "$src/tests/app/key_defaults_test.py" "$tridsim" "$work" || fail "key defaults (above)"
 
 [ $failures = 0 ] && echo "deck_keys: all passed" && exit 0
 echo "deck_keys: $failures failed"; exit 1

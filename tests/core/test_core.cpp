@@ -1,4 +1,4 @@
-// Shared services: name tables and DeckNode::get_enum, DeckNode::get_file, the backend table, the
+// Shared services: name tables and DeckNode::get_enum, key-table defaults, DeckNode::get_file, the backend table, the
 // writer registry and libraries opened on first use.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -61,6 +61,40 @@ TEST_CASE("get_enum reads a choice, or fails at the key's line with the valid na
         "enum.yaml:3: a.bad: expected thomas, thomas-transposed, pcr or auto, got 'thoms'; did you mean 'thomas'?");
   CHECK_THROWS_AS(a.get_enum("absent", kLineSolvers), DeckError);
   deck.check_unknown_keys();  // every key was asked for
+}
+
+TEST_CASE("a key left out takes its key table's default, read as the deck reads the key") {
+  const KeyTable keys = {{"a", kSection, "", "", true, ""},
+                         {"a.n", kInteger, "3", "", false, ""},
+                         {"a.h", kNumber, "0.25", "", false, ""},
+                         {"a.formats", kTexts, "[hdf5, csv]", "", false, ""},
+                         {"a.solver", kChoice, "PCR", "", false, ""},
+                         {"a.<axis>", kChoice, "thomas", "", false, ""},
+                         {"a.every", kInteger, "(a tenth of the steps)", "", false, ""},
+                         {"a.name", kText, "", "", false, ""}};
+  Deck deck = Deck::parse("a:\n  n: 7\n", "defaults.yaml");
+  const DeckNode a = deck.root().child("a");
+  CHECK(a.get_or_default<long>("n", keys) == 7);  // given
+  CHECK(a.get_or_default<double>("h", keys) == 0.25);
+  CHECK(a.get_or_default<std::vector<std::string>>("formats", keys) == std::vector<std::string>{"hdf5", "csv"});
+  CHECK(a.get_enum_or_default("solver", kLineSolvers, keys) == GpuAlgorithm::pcr);
+  CHECK(a.get_enum_or_default("y", kLineSolvers, keys) == GpuAlgorithm::thomas);  // through <axis>
+  CHECK(table_default<long>(keys, "a.n") == 3);
+  // Words in parentheses and no default are not values: a reader asking for one is out of step.
+  CHECK_FALSE(default_is_value(*find_key(keys, "a.every")));
+  CHECK(error_of([&] { a.get_or_default<long>("every", keys); }) ==
+        "the key table gives no default value for a.every (the deck reader asks for one)");
+  CHECK(error_of([&] { a.get_or_default<std::string>("name", keys); }) ==
+        "the key table gives no default value for a.name (the deck reader asks for one)");
+  CHECK(error_of([&] { table_default<long>(keys, "a.h"); }) == "the key table's default of a.h is '0.25', not an integer");
+  CHECK(error_of([&] { table_default<long>(keys, "b.n"); }).find("lists no key b.n") != std::string::npos);
+  // Only a default of the reader's own (get_or, get_enum with a fallback) is noted, and only for
+  // a key left out.
+  CHECK(deck.own_defaults().empty());
+  CHECK(a.get_or<long>("every", 5) == 5);
+  CHECK(a.get_or<long>("n", 5) == 7);
+  CHECK(a.get_enum("z", kLineSolvers, GpuAlgorithm::automatic) == GpuAlgorithm::automatic);
+  CHECK(deck.own_defaults() == std::vector<std::string>{"a.every", "a.z"});
 }
 
 TEST_CASE("backend names") {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tools/perf_tables.py: every generated timing table in README.md and docs/PERFORMANCE.md is what
+# the bench/results JSON it names gives now; and in a copy of those files, --check fails naming
+# the block when a table's number is typed over or its JSON changes, and a rewrite mends both.
+# Usage: perf_tables_test.sh SOURCE_DIR WORK_DIR
+set -u
+src=$1 work=$2
+python=/usr/bin/python3
+tool="$src/tools/perf_tables.py"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# 1. The tree as committed.
+"$python" "$tool" --check || fail "the tree's generated tables differ from bench/results (run tools/perf_tables.py)"
+
+# 2. A copy: the documents and the results.
+rm -rf "$work" && mkdir -p "$work/docs" "$work/bench" || exit 1
+cp "$src/README.md" "$work/" && cp "$src/docs/PERFORMANCE.md" "$work/docs/" && cp -r "$src/bench/results" "$work/bench/" || exit 1
+"$python" "$tool" --root "$work" --check > /dev/null 2>&1 || fail "the copy does not check"
+
+# A number typed over inside a block (the Douglas step's double time in PERFORMANCE.md).
+sed -i '/^<!-- perf-table: cpu-2core-douglas -->$/,/^<!-- end perf-table -->$/ s/^| double | [0-9.]* ms/| double | 29.0 ms/' \
+  "$work/docs/PERFORMANCE.md"
+out=$("$python" "$tool" --root "$work" --check 2>&1) && fail "a number typed over passed --check"
+grep -q "docs/PERFORMANCE.md:[0-9]*: cpu-2core-douglas" <<< "$out" || fail "--check did not name the typed-over block: $out"
+"$python" "$tool" --root "$work" > /dev/null && "$python" "$tool" --root "$work" --check > /dev/null 2>&1 ||
+  fail "a rewrite did not mend the typed-over block"
+cmp -s "$src/docs/PERFORMANCE.md" "$work/docs/PERFORMANCE.md" || fail "the rewrite differs from the tree's PERFORMANCE.md"
+
+# A new result in the JSON: the H100 Douglas step's double median halved.
+"$python" - "$work/bench/results/h100-adi.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+data = json.load(open(path))
+for b in data["benchmarks"]:
+    if b["name"] == "adi_douglas_step/cuda/auto/double/256/real_time_median":
+        b["real_time"] = 0.25
+json.dump(data, open(path, "w"))
+PY
+out=$("$python" "$tool" --root "$work" --check 2>&1) && fail "a changed JSON passed --check"
+for where in "README.md:[0-9]*: h100-douglas" "docs/PERFORMANCE.md:[0-9]*: h100-douglas"; do
+  grep -q "$where" <<< "$out" || fail "--check did not name $where: $out"
+done
+"$python" "$tool" --root "$work" > /dev/null
+grep -q '^| `auto` | 0.250 ms (29.9 Gpts/s) |' "$work/README.md" || fail "the rewrite does not show the new time 0.250 ms"
+
+# A block naming a table the script does not have.
+printf '<!-- perf-table: no-such-table -->\n<!-- end perf-table -->\n' >> "$work/README.md"
+out=$("$python" "$tool" --root "$work" --check 2>&1) && fail "an unknown table name passed"
+grep -q "no table named no-such-table" <<< "$out" || fail "unknown table: $out"
+
+[ $failures = 0 ] && echo "perf_tables: all passed" && exit 0
+echo "perf_tables: $failures failed"; exit 1
