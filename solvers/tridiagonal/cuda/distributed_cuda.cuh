@@ -214,7 +214,9 @@ __global__ void split_recover(Geometry g, Segment seg, Store store, const T* a, 
         const index_t e = i * L + q;
         return ReducedRow<T>{a[e], c[e], d[e]};
       },
-      [&](index_t i, const ReducedRow<T>& swept) { store(base + i * g.s, q, row(i), next = recover_row(swept, first, next)); });
+      [&](index_t i, const ReducedRow<T>& swept) {
+        store(base + i * g.s, q, row(i), next = recover_row(swept, first, next));
+      });
   store(base, q, row(0), first);
 }
 
@@ -227,7 +229,7 @@ __global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f
   const index_t base = line_base(g, q) + seg.first_row * g.s;
   T first = T(0), last = T(0);
   for_rows_loaded(index_t(0), seg.rows, [&](index_t i) { return load(base + i * g.s, q, int(seg.first_row + i)); },
-                     [&](index_t i, T d) { f.add(i, d, first, last); });
+                  [&](index_t i, T d) { f.add(i, d, first, last); });
   out[2 * q] = {f.first.a, f.first.c, first};
   out[2 * q + 1] = {f.last.a, f.last.c, last};
 }
