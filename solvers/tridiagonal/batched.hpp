@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/aligned.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
@@ -98,19 +99,25 @@ inline void substitute_row(index_t r, index_t width, const T* c, T* d) {
   for (index_t l = 0; l < width; ++l) dr[l] -= cr[l] * dr[l + width];
 }
 
-// Uniform matrix along x: no transposition needed. A block of V lines is loaded line by line
-// (contiguous runs) and swept with V independent recurrences interleaved per row, which
-// hides the latency of each line's dependent chain.
-template <class T, class Load, class Store>
-void solve_x_uniform(const LineSet& L, const UniformMatrix<T>& M, const Load& load, const Store& store) {
-  constexpr index_t V = lanes<T>;
+// Lines along x are swept V at a time: blocks of `lanes` lines, or a line alone (V = 1: a single
+// long line needs no buffer for lanes it has no line for). A thread makes its buffers when it gets
+// its first block, so threads without one hold none.
+template <class T, class Sweep>
+void for_x_blocks(const LineSet& L, const Sweep& sweep) {
+  if (L.count() == 1) sweep(std::integral_constant<index_t, 1>{});
+  else sweep(std::integral_constant<index_t, lanes<T>>{});
+}
+
+template <class T, index_t V, class Load, class Store>
+void solve_x_uniform_blocks(const LineSet& L, const UniformMatrix<T>& M, const Load& load, const Store& store) {
   const index_t n = L.n[0], nlines = L.count(), nblocks = (nlines + V - 1) / V;
   const T *a = M.a(), *m = M.m(), *cp = M.cp();
 #pragma omp parallel
   {
-    AlignedVector<T> d(n * V);
+    AlignedVector<T> d;
 #pragma omp for schedule(static)
     for (index_t blk = 0; blk < nblocks; ++blk) {
+      if (d.empty()) d.resize(n * V);
       const index_t q0 = blk * V, nl = std::min(V, nlines - q0);
       auto base = [&](index_t q) { return (q % L.n[1]) * L.stride[1] + (q / L.n[1]) * L.stride[2]; };
       for (index_t l = 0; l < nl; ++l) load(base(q0 + l), n, d.data() + l * n);
@@ -130,17 +137,16 @@ void solve_x_uniform(const LineSet& L, const UniformMatrix<T>& M, const Load& lo
   }
 }
 
-// General coefficients along x: the same interleaved chains, with each line's coefficients
-// loaded beside its right-hand side (c is overwritten with c').
-template <class T, class Matrix, class Load, class Store>
-void solve_x(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
-  constexpr index_t V = lanes<T>;
+template <class T, index_t V, class Matrix, class Load, class Store>
+void solve_x_blocks(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
   const index_t n = L.n[0], nlines = L.count(), nblocks = (nlines + V - 1) / V;
 #pragma omp parallel
   {
-    AlignedVector<T> d(n * V), a(n * V), b(n * V), c(n * V);
+    AlignedVector<T> d, a, b, c;
 #pragma omp for schedule(static)
     for (index_t blk = 0; blk < nblocks; ++blk) {
+      if (d.empty())
+        for (auto* v : {&d, &a, &b, &c}) v->resize(n * V);
       const index_t q0 = blk * V, nl = std::min(V, nlines - q0);
       auto base = [&](index_t q) { return (q % L.n[1]) * L.stride[1] + (q / L.n[1]) * L.stride[2]; };
       for (index_t l = 0; l < nl; ++l) {
@@ -167,17 +173,36 @@ void solve_x(const LineSet& L, const Matrix& M, const Load& load, const Store& s
   }
 }
 
+// Uniform matrix along x: no transposition needed. A block of V lines is loaded line by line
+// (contiguous runs) and swept with V independent recurrences interleaved per row, which
+// hides the latency of each line's dependent chain.
+template <class T, class Load, class Store>
+void solve_x_uniform(const LineSet& L, const UniformMatrix<T>& M, const Load& load, const Store& store) {
+  for_x_blocks<T>(L, [&](auto lanes_per_block) { solve_x_uniform_blocks<T, decltype(lanes_per_block)::value>(L, M, load, store); });
+}
+
+// General coefficients along x: the same interleaved chains, with each line's coefficients
+// loaded beside its right-hand side (c is overwritten with c').
+template <class T, class Matrix, class Load, class Store>
+void solve_x(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
+  for_x_blocks<T>(L, [&](auto lanes_per_block) { solve_x_blocks<T, decltype(lanes_per_block)::value>(L, M, load, store); });
+}
+
 template <class T, class Matrix, class Load, class Store>
 void solve_yz(const LineSet& L, const Matrix& M, const Load& load, const Store& store) {
   const int axis = L.axis, other = axis == 1 ? 2 : 1;
   const index_t n = L.n[axis], s = L.stride[axis], nx = L.n[0];
   const index_t chunks = (nx + tile<T> - 1) / tile<T>, items = chunks * L.n[other];
+  const index_t width = std::min(tile<T>, nx);  // the widest chunk: buffers no wider than the grid
 #pragma omp parallel
   {
-    AlignedVector<T> d(n * tile<T>), c, a, b;
-    if constexpr (!is_uniform_v<Matrix>) { c.resize(n * tile<T>); a.resize(tile<T>); b.resize(tile<T>); }
+    AlignedVector<T> d, c, a, b;
 #pragma omp for schedule(static)
     for (index_t item = 0; item < items; ++item) {
+      if (d.empty()) {
+        d.resize(n * width);
+        if constexpr (!is_uniform_v<Matrix>) { c.resize(n * width); a.resize(width); b.resize(width); }
+      }
       const index_t i0 = (item % chunks) * tile<T>, w = std::min(tile<T>, nx - i0);
       const index_t base = i0 + (item / chunks) * L.stride[other];
       if constexpr (is_uniform_v<Matrix>) {
