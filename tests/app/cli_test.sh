@@ -230,6 +230,8 @@ refused_both hugerdinitial "reaction_diffusion.initial.u: has values up to 1e+30
     >> bigkappa.log 2>&1 || { fail "a large diffusivity within the step's range refused"; cat bigkappa.log; }
 refused_both exactflow "reaction_diffusion.exact_flow.u: is NaN at node (0, 0, 0) .* over tau = 0.125 at t = 0;" \
   "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u*sqrt(-tau)", v: "v"}'
+refused_both exactflowlater "reaction_diffusion.exact_flow.u: is +inf at node (0, 0, 0) .* over tau = .* at t = 150;" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u + tau/(t - 150)", v: "v"}'
 refused_both poissonkappa "poisson.conductivity: reaches 1e+300: the matrix entries kappa / h^2 = 2.56e+302" \
   "$src/inputs/poisson_variable2d.yaml" --set grid.n=[33,17] --set constants.k_copper=1e300  # (NaN in the solve)
 # Expressions are quoted shortened (the first 80 characters and the length), once per message.
