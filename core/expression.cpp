@@ -446,8 +446,7 @@ double require_step_gain(const DeckNode& node, const std::string& key, const Gri
 
 template <class T>
 void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values) {
-  double m = 0;
-  for (index_t o = 0; o < g.size(); ++o) m = std::max(m, std::abs(double(values[o])));
+  const double m = largest_magnitude(g.size(), values);
   const double top = double(std::numeric_limits<T>::max()), room = std::max(gain2, double(g.size()));
   if (!(m * room <= top))
     node.fail(key, fmt::format("has values up to {:.3g}, too large for the first step in {}: the step grows them by up "
@@ -456,6 +455,35 @@ void require_step_headroom(const DeckNode& node, const std::string& key, const G
                                top / room));
 }
 
+template <class T>
+double largest_magnitude(index_t n, const T* values) {
+  double m = 0;
+  for (index_t o = 0; o < n; ++o) m = std::max(m, std::abs(double(values[o])));
+  return m;
+}
+
+template <class T>
+void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double kappa_min, double m) {
+  double diagonal2 = 0;
+  for (int a = 0; a < g.dim; ++a) diagonal2 += (g.hi[a] - g.lo[a]) * (g.hi[a] - g.lo[a]);
+  const double growth = diagonal2 / (2 * kappa_min), n = double(g.size());
+  const double limit = std::min(double(std::numeric_limits<T>::max()) / (growth * n),
+                                std::sqrt(std::numeric_limits<double>::max() / n) / growth);
+  if (!(m <= limit))
+    node.fail(key, fmt::format("has values up to {:.3g}, too large for the solve in {}: the solution may reach |f| D^2 / "
+                               "{} = {:.3g} |f| (D = {:.3g}, the grid's diagonal{}), and the run sums its {} values (a "
+                               "mean) and their squares (norms), so |f| must stay below {:.3g}: f in other units, or a "
+                               "smaller domain",
+                               m, precision_of<T>() == Precision::float32 ? "float" : "double",
+                               kappa_min == 1 ? "2" : "(2 kappa)", growth, std::sqrt(diagonal2),
+                               kappa_min == 1 ? "" : fmt::format("; kappa = {:.3g}, the smallest", kappa_min), g.size(),
+                               limit));
+}
+
+template double largest_magnitude<float>(index_t, const float*);
+template double largest_magnitude<double>(index_t, const double*);
+template void require_solve_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, double);
+template void require_solve_headroom<double>(const DeckNode&, const std::string&, const Grid&, double, double);
 template double require_step_gain<float>(const DeckNode&, const std::string&, const Grid&, double, double);
 template double require_step_gain<double>(const DeckNode&, const std::string&, const Grid&, double, double);
 template void require_step_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);

@@ -101,4 +101,15 @@ double require_step_gain(const DeckNode& node, const std::string& key, const Gri
 template <class T>
 void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values);
 
+// The largest magnitude of n values (NaN counts as none).
+template <class T>
+double largest_magnitude(index_t n, const T* values);
+// The source f of a steady problem -div(kappa grad u) = f on g (poisson, bvp), of largest magnitude m
+// (over every rank), at node.key: the solution may reach m D^2 / (2 kappa_min) (D the grid's
+// diagonal: the maximum principle's bound, with any faces Neumann), and the run sums its N values (a
+// mean) in T and their squares (norms, residuals) in double. Both must stay finite, else a DeckError
+// there with the numbers.
+template <class T>
+void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double kappa_min, double m);
+
 }  // namespace tridsim

@@ -101,6 +101,8 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   for (index_t i = 0; i < local_.size(); ++i)
     if (!std::isfinite(double(u_[i]))) s.fail("source", "has a value that is not finite (NaN or Inf) at x = " +
                                                              std::to_string(local_.coord(0, i)));
+  const double f_max = largest_magnitude(local_.size(), u_.data());
+  require_solve_headroom<T>(s, "source", grid, 1.0, domain_ ? domain_->max(f_max) : f_max);
   T* u = u_.data() - held_.first;  // (indexed by global node)
   system_ = bvp::assemble<T>(N, grid.lo[0], grid.hi[0], ends[0], ends[1], [u](index_t i) { return double(u[i]); },
                              u_.data(), held_);

@@ -201,8 +201,10 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   for (const T v : f_)
     if (!std::isfinite(double(v))) s.fail("source", "has a value that is not finite (NaN or Inf) at some node");
 
-  // 3. The conductivity kappa.
+  // 3. The conductivity kappa; f must leave the solve room.
   read_conductivity(s, grid, ctx);
+  const double kappa_min = kappa_.empty() ? kappa0_ : *std::min_element(kappa_.begin(), kappa_.end());
+  require_solve_headroom<T>(s, "source", grid, kappa_min, largest_magnitude(grid.size(), f_.data()));
 
   // 4. The faces: Dirichlet values or Neumann derivatives du/dn (outward normal), finite and steady;
   //    at least one face Dirichlet, else u is fixed only up to a constant.
