@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <fstream>
 #include <regex>
 #include <chrono>
@@ -471,14 +472,25 @@ int run_simulation(const RunOptions& opt) {
   check_memory(available_host_memory(), "host");
   if (ctx.backend == Backend::cuda) check_memory(double(cuda_free_bytes()), "GPU");
   const auto t_setup = clock_type::now();
+  // On several ranks an error may be one rank's alone (data not finite in its box): every rank then
+  // throws the first such rank's, an error of every rank (share_failure).
+  std::exception_ptr setup_failure;
+  std::string setup_message;
   try {
-    module->setup(grid, root.child(module_name), ctx, time.t0);
-  } catch (const std::bad_alloc&) {
-    const double field_gb = double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8) / 1e9;
-    throw Error(fmt::format("{}: grid.n: not enough memory for the {} module on {} grid points ({:.3g} GB per field "
-                            "in {}); use a smaller grid",
-                            root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
+    try {
+      module->setup(grid, root.child(module_name), ctx, time.t0);
+    } catch (const std::bad_alloc&) {
+      const double field_gb = double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8) / 1e9;
+      throw Error(fmt::format("{}: grid.n: not enough memory for the {} module on {} grid points ({:.3g} GB per field "
+                              "in {}); use a smaller grid",
+                              root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
+    }
+  } catch (const Error& e) {
+    setup_failure = std::current_exception();
+    setup_message = e.what();
   }
+  if (domain->distributed()) share_failure(setup_failure ? &setup_message : nullptr, 3.0);
+  if (setup_failure) std::rethrow_exception(setup_failure);
   deck.check_unknown_keys();
   if (!key_errors.empty()) throw key_errors.front();
   audit_key_table(deck, key_table);
