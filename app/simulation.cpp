@@ -380,7 +380,7 @@ int run_simulation(const RunOptions& opt) {
   } const restore_threads;
   if (threads > 0) omp_set_num_threads(threads);
   else if (opt.mode == RunOptions::Mode::check) omp_set_num_threads(1);
-  if (opt.mode != RunOptions::Mode::check) flush_subnormals_to_zero();
+  const SubnormalsFlushed flushed;
   if (auto c = root.maybe_child("constants"))
     for (const auto& key : c->keys()) {
       for (const char* reserved : {"x", "y", "z", "t", "pi", "e", "_pi", "_e"})

@@ -230,6 +230,10 @@ refused_both hugerdinitial "reaction_diffusion.initial.u: has values up to 1e+30
     >> bigkappa.log 2>&1 || { fail "a large diffusivity within the step's range refused"; cat bigkappa.log; }
 refused_both exactflow "reaction_diffusion.exact_flow.u: is NaN at node (0, 0, 0) .* over tau = 0.125 at t = 0;" \
   "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u*sqrt(-tau)", v: "v"}'
+# Subnormal numbers are zero to a run (flushed) and so to its check: 1e-320 is no time step.
+refused_both subnormaldt "time.dt: must be a positive number, got 9.99989e-321" "$src/inputs/heat1d.yaml" --set time.dt=1e-320
+refused_both subnormalkappa "heat.diffusivity: must be positive, got 1e-310" "$src/inputs/heat2d.yaml" --set grid.n=[9,9] \
+  --set heat.diffusivity=1e-310
 refused_both exactflowlater "reaction_diffusion.exact_flow.u: is +inf at node (0, 0, 0) .* over tau = .* at t = 150;" \
   "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u + tau/(t - 150)", v: "v"}'
 # A steady problem's source must leave its solve room: u may reach |f| D^2 / (2 kappa), its mean and
