@@ -104,12 +104,15 @@ void require_step_headroom(const DeckNode& node, const std::string& key, const G
 // The largest magnitude of n values (NaN counts as none).
 template <class T>
 double largest_magnitude(index_t n, const T* values);
-// The source f of a steady problem -div(kappa grad u) = f on g (poisson, bvp), of largest magnitude m
-// (over every rank), at node.key: the solution may reach m D^2 / (2 kappa_min) (D the grid's
-// diagonal: the maximum principle's bound, with any faces Neumann), and the run sums its N values (a
-// mean) in T and their squares (norms, residuals) in double. Both must stay finite, else a DeckError
-// there with the numbers.
+// Data of node.key of a steady problem -div(kappa grad u) = f on g (poisson, bvp), of largest
+// magnitude m (over every rank), that the solution may reach a number of times (the maximum
+// principle's bound, with any faces Neumann; D the grid's diagonal): |f| D^2 / (2 kappa_min) from a
+// source, |du/dn| D from a Neumann face, the values themselves from a Dirichlet face. The run sums
+// the solution's N values (a mean) in T and their squares (norms, residuals) in double: both must
+// stay finite, else a DeckError there with the numbers.
+enum class SteadyData { source, neumann, dirichlet };
 template <class T>
-void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double kappa_min, double m);
+void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double m, SteadyData kind,
+                            double kappa_min = 1);
 
 }  // namespace tridsim

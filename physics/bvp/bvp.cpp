@@ -83,6 +83,9 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
     if (f.value.uses_time())
       s.fail("boundary", "the problem is steady: boundary values may not use t");
     ends[side] = {f.kind == BoundaryKind::dirichlet, f.value(grid.coord(0, f.fixed), 0, 0, t0)};
+    const DeckNode ends_node = s.child("boundary");
+    require_solve_headroom<T>(ends_node.child(ends_node.has(f.name()) ? f.name() : "all"), "value", grid,
+                              std::abs(ends[side].value), ends[side].dirichlet ? SteadyData::dirichlet : SteadyData::neumann);
   }
   if (!ends[0].dirichlet && !ends[1].dirichlet)
     s.fail("boundary", "Neumann at both ends leaves u undetermined up to a constant: make x- or x+ dirichlet");
@@ -102,7 +105,7 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
     if (!std::isfinite(double(u_[i]))) s.fail("source", "has a value that is not finite (NaN or Inf) at x = " +
                                                              std::to_string(local_.coord(0, i)));
   const double f_max = largest_magnitude(local_.size(), u_.data());
-  require_solve_headroom<T>(s, "source", grid, 1.0, domain_ ? domain_->max(f_max) : f_max);
+  require_solve_headroom<T>(s, "source", grid, domain_ ? domain_->max(f_max) : f_max, SteadyData::source);
   T* u = u_.data() - held_.first;  // (indexed by global node)
   system_ = bvp::assemble<T>(N, grid.lo[0], grid.hi[0], ends[0], ends[1], [u](index_t i) { return double(u[i]); },
                              u_.data(), held_);

@@ -204,7 +204,7 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   // 3. The conductivity kappa; f must leave the solve room.
   read_conductivity(s, grid, ctx);
   const double kappa_min = kappa_.empty() ? kappa0_ : *std::min_element(kappa_.begin(), kappa_.end());
-  require_solve_headroom<T>(s, "source", grid, kappa_min, largest_magnitude(grid.size(), f_.data()));
+  require_solve_headroom<T>(s, "source", grid, largest_magnitude(grid.size(), f_.data()), SteadyData::source, kappa_min);
 
   // 4. The faces: Dirichlet values or Neumann derivatives du/dn (outward normal), finite and steady;
   //    at least one face Dirichlet, else u is fixed only up to a constant.
@@ -218,6 +218,10 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
     const Face& f = bc_.faces()[fi];
     std::vector<double> values(static_cast<std::size_t>(f.size()));
     f.evaluate(grid, t0, values.data());
+    const DeckNode bc = s.child("boundary");
+    require_solve_headroom<T>(bc.child(bc.has(f.name()) ? f.name() : "all"), "value", grid,
+                              largest_magnitude(index_t(values.size()), values.data()),
+                              f.kind == BoundaryKind::neumann ? SteadyData::neumann : SteadyData::dirichlet);
     if (f.kind == BoundaryKind::neumann) neumann_[fi] = std::move(values);
     else any_dirichlet = true;
   }

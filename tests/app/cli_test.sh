@@ -238,14 +238,19 @@ refused_both exactflowlater "reaction_diffusion.exact_flow.u: is +inf at node (0
   "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u + tau/(t - 150)", v: "v"}'
 # A steady problem's source must leave its solve room: u may reach |f| D^2 / (2 kappa), its mean and
 # norms sum N values and their squares (poisson: the mean was +inf; bvp: the error norm).
-refused_both poissonsource "poisson.source: has values up to 1e+308, too large for the solve in double: .*(D = 2.24.* 81 values" \
+refused_both poissonsource "poisson.source: has values up to 1e+308, too large for the solve in double: .*D = 2.24 the grid's diagonal.* 81 values" \
   "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.source=1e308
-refused_both poissonsourcekappa "poisson.source: has values up to 1e+200, .* (2 kappa) = 1.25 |f| .*; kappa = 2, the smallest" \
+refused_both poissonsourcekappa "poisson.source: has values up to 1e+200, .* 1.25 times them .*, kappa = 2 the smallest" \
   "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.source=1e200 --set constants.k_epoxy=2
 refused_both bvpsource "bvp.source: has values up to 1e+160, too large for the solve in double: .* must stay below 4.67e+153" \
   "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.source=1e160
 refused_both bvpsourcefloat "bvp.source: has values up to 1e+38, too large for the solve in float" \
   "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.source=1e38 --set precision=float
+# So must its boundary data: u takes Dirichlet values, and may reach |du/dn| D from a Neumann face.
+refused_both poissondirichlet "poisson.boundary.all.value: has values up to 1e+308, .*: the solution may reach 1 times them" \
+  "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.boundary.all.value=1e308
+refused_both bvpneumann "bvp.boundary.x-.value: has values up to 1e+200, .*(|du/dn| D, D = 1 the grid's diagonal)" \
+  "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.boundary.x-.value=1e200
 "$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.source=1e150 -o bigsource \
     > bigsource.log 2>&1 || { fail "a large source within the solve's range refused"; cat bigsource.log; }
 refused_both poissonkappa "poisson.conductivity: reaches 1e+300: the matrix entries kappa / h^2 = 2.56e+302" \
