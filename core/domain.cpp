@@ -105,16 +105,25 @@ void finish_processes() {
   if (g_errors != MPI_COMM_NULL) MPI_Comm_free(&g_errors);
   MPI_Finalize();
 }
+namespace {
+// Whether `request` completes within wait_s seconds (forever where wait_s < 0); one left pending
+// stays so (the caller then aborts).
+bool completes(MPI_Request& request, double wait_s) {
+  const auto t0 = clock_type::now();
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return true;
+    if (wait_s >= 0 && since(t0) > wait_s) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+}  // namespace
+
 int every_rank_failed(int code, double wait_s) {
   if (!mpi_running() || world_size() == 1 || g_errors == MPI_COMM_NULL) return code;
   MPI_Request barrier;
   MPI_Ibarrier(g_errors, &barrier);
-  const auto t0 = clock_type::now();
-  for (int done = 0; !done;) {
-    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-    if (!done && since(t0) > wait_s) return 0;  // (the barrier stays pending: the caller aborts)
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  if (!completes(barrier, wait_s)) return 0;
   int worst = code;
   MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, g_errors);
   return worst;
@@ -125,13 +134,7 @@ void share_failure(const std::string* failure, double wait_s) {
   int first = world_size();
   MPI_Request request;
   MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, g_errors, &request);
-  const auto t0 = clock_type::now();
-  for (int done = 0; !done;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (!done && failure && since(t0) > wait_s) return;
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (first == world_size()) return;
+  if (!completes(request, failure ? wait_s : -1) || first == world_size()) return;
   unsigned long long n = failure && first == world_rank() ? failure->size() : 0;
   MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, first, g_errors);
   std::string text = failure && first == world_rank() ? *failure : std::string(n, '\0');

@@ -83,9 +83,8 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
     if (f.value.uses_time())
       s.fail("boundary", "the problem is steady: boundary values may not use t");
     ends[side] = {f.kind == BoundaryKind::dirichlet, f.value(grid.coord(0, f.fixed), 0, 0, t0)};
-    const DeckNode ends_node = s.child("boundary");
-    require_solve_headroom<T>(ends_node.child(ends_node.has(f.name()) ? f.name() : "all"), "value", grid,
-                              std::abs(ends[side].value), ends[side].dirichlet ? SteadyData::dirichlet : SteadyData::neumann);
+    require_solve_headroom<T>(face_spec(s.child("boundary"), f.name()), "value", grid, std::abs(ends[side].value),
+                              ends[side].dirichlet ? SteadyData::dirichlet : SteadyData::neumann);
   }
   if (!ends[0].dirichlet && !ends[1].dirichlet)
     s.fail("boundary", "Neumann at both ends leaves u undetermined up to a constant: make x- or x+ dirichlet");

@@ -218,8 +218,7 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
     const Face& f = bc_.faces()[fi];
     std::vector<double> values(static_cast<std::size_t>(f.size()));
     f.evaluate(grid, t0, values.data());
-    const DeckNode bc = s.child("boundary");
-    require_solve_headroom<T>(bc.child(bc.has(f.name()) ? f.name() : "all"), "value", grid,
+    require_solve_headroom<T>(face_spec(s.child("boundary"), f.name()), "value", grid,
                               largest_magnitude(index_t(values.size()), values.data()),
                               f.kind == BoundaryKind::neumann ? SteadyData::neumann : SteadyData::dirichlet);
     if (f.kind == BoundaryKind::neumann) neumann_[fi] = std::move(values);
