@@ -502,9 +502,11 @@ int run_simulation(const RunOptions& opt) {
   const double setup_s = since(t_setup);
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", deck_file.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
-  if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files))
+  if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files)) {
+    if (const std::string why = RunDirectory::place_problem(out_dir); !why.empty()) fail_output_dir(why);
     if (const std::string why = output_dir_problem(out_dir); !why.empty())
       fail_output_dir(fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why));
+  }
   // Checkpoints and restarts need the module's state.
   auto restartable = [&] { return !steady && !module->state().empty(); };  // (with cuda: a download)
   if (checkpoint && !restartable())

@@ -260,6 +260,11 @@ refused_both poissonkappaconstant "poisson.conductivity: reaches 1e+308: the mat
   "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.conductivity=1e308
 "$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.conductivity=1e308 -o bigkappafast \
     > bigkappafast.log 2>&1 || { fail "a huge constant kappa refused by a fast method"; cat bigkappafast.log; }
+# check refuses the output directories run refuses by their place.
+for mode in check run; do
+  refused outputcwd-$mode "output.dir: the output directory '.' is the current directory or one above it" \
+    "$tridsim" $mode "$src/inputs/heat1d.yaml" --set output.dir=.
+done
 # Expressions are quoted shortened (the first 80 characters and the length), once per message.
 long=$(printf 'x+%.0s' $(seq 10000))
 refused_both longexpression "heat.initial: cannot parse expression 'x+x+.*…' (20001 characters): " \
