@@ -470,6 +470,7 @@ void require_solve_headroom(const DeckNode& node, const std::string& key, const 
   const double growth = kind == SteadyData::source ? d2 / (2 * kappa_min) : kind == SteadyData::neumann ? std::sqrt(d2) : 1;
   const std::string why =
       kind == SteadyData::dirichlet ? std::string("u takes them on the face")
+      : kind == SteadyData::exact   ? std::string("the error norms take u minus them")
       : fmt::format("{}, D = {:.3g} the grid's diagonal{}",
                     kind == SteadyData::neumann ? "|du/dn| D" : kappa_min == 1 ? "|f| D^2 / 2" : "|f| D^2 / (2 kappa)",
                     std::sqrt(d2), kind == SteadyData::source && kappa_min != 1

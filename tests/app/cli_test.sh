@@ -246,6 +246,8 @@ refused_both bvpsource "bvp.source: has values up to 1e+160, too large for the s
   "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.source=1e160
 refused_both bvpsourcefloat "bvp.source: has values up to 1e+38, too large for the solve in float" \
   "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.source=1e38 --set precision=float
+refused_both bvpexact "bvp.exact: has values up to 1e+308, .*(the error norms take u minus them)" \
+  "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.exact=1e308
 # So must its boundary data: u takes Dirichlet values, and may reach |du/dn| D from a Neumann face.
 refused_both poissondirichlet "poisson.boundary.all.value: has values up to 1e+308, .*: the solution may reach 1 times them" \
   "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.boundary.all.value=1e308
