@@ -65,7 +65,7 @@ index_t owned_nodes(const Decomposition& d) { return d.axes[0].owned * d.axes[1]
 
 namespace {
 bool g_we_initialized = false;
-MPI_Comm g_errors = MPI_COMM_NULL;  // the world's ranks, for the agreement on an error alone (every_rank_failed)
+MPI_Comm g_errors = MPI_COMM_NULL;  // the world's ranks: every_rank_failed, share_failure
 bool started_by_mpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
     if (std::getenv(v)) return true;
