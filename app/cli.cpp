@@ -103,16 +103,19 @@ void write_template(const ModuleInfo& module, const std::string& file) {
 }  // namespace
 
 namespace {
-// An error on several ranks: rank 0 reports it and ends every rank; another rank reports its own only
-// if rank 0 has not ended the run by then (a deck error is every rank's, and is printed once).
+// An error on several ranks. One that every rank meets (a deck error: every rank reads the deck) is
+// printed once, by rank 0, and every rank ends with the exit code after MPI_Finalize. One that some
+// ranks meet alone (the others wait for them in a communication) is printed by each of those, naming
+// its rank, and ends every rank at once (MPI_Abort, with the MPI's own report of it).
 int fail_run(const std::string& message, int code) {
   if (world_size() > 1) {
-    if (world_rank() != 0) {
-      sleep(2);
-      fmt::print(stderr, "rank {}: {}\n", world_rank(), message);
-    } else {
-      fmt::print(stderr, "{}\n", message);
+    if (const int every = every_rank_failed(code, 3.0)) {
+      if (world_rank() == 0) fmt::print(stderr, "{}\n", message);
+      return every;
     }
+    const std::string::size_type colon = message.find(": ");
+    fmt::print(stderr, "{}: rank {} of {}{}\n", message.substr(0, colon), world_rank(), world_size(),
+               colon == std::string::npos ? "" : message.substr(colon));
     std::fflush(stderr);
     abort_processes(code);
   }

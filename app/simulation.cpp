@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <fstream>
 #include <regex>
 #include <chrono>
@@ -385,7 +386,7 @@ int run_simulation(const RunOptions& opt) {
   } const restore_threads;
   if (threads > 0) omp_set_num_threads(threads);
   else if (opt.mode == RunOptions::Mode::check) omp_set_num_threads(1);
-  if (opt.mode != RunOptions::Mode::check) flush_subnormals_to_zero();
+  const SubnormalsFlushed flushed;
   if (auto c = root.maybe_child("constants"))
     for (const auto& key : c->keys()) {
       for (const char* reserved : {"x", "y", "z", "t", "pi", "e", "_pi", "_e"})
@@ -478,14 +479,25 @@ int run_simulation(const RunOptions& opt) {
   check_memory(available_host_memory(), "host");
   if (ctx.backend == Backend::cuda) check_memory(double(cuda_free_bytes()), "GPU");
   const auto t_setup = clock_type::now();
+  // On several ranks an error may be one rank's alone (data not finite in its box): every rank then
+  // throws the first such rank's, an error of every rank (share_failure).
+  std::exception_ptr setup_failure;
+  std::string setup_message;
   try {
-    module->setup(grid, root.child(module_name), ctx, time.t0);
-  } catch (const std::bad_alloc&) {
-    const double field_gb = double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8) / 1e9;
-    throw Error(fmt::format("{}: grid.n: not enough memory for the {} module on {} grid points ({:.3g} GB per field "
-                            "in {}); use a smaller grid",
-                            root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
+    try {
+      module->setup(grid, root.child(module_name), ctx, time.t0);
+    } catch (const std::bad_alloc&) {
+      const double field_gb = double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8) / 1e9;
+      throw Error(fmt::format("{}: grid.n: not enough memory for the {} module on {} grid points ({:.3g} GB per field "
+                              "in {}); use a smaller grid",
+                              root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
+    }
+  } catch (const Error& e) {
+    setup_failure = std::current_exception();
+    setup_message = e.what();
   }
+  if (domain->distributed()) share_failure(setup_failure ? &setup_message : nullptr, 3.0);
+  if (setup_failure) std::rethrow_exception(setup_failure);
   deck.check_unknown_keys();
   if (!key_errors.empty()) throw key_errors.front();
   audit_key_table(deck, key_table);
@@ -497,9 +509,11 @@ int run_simulation(const RunOptions& opt) {
   const double setup_s = since(t_setup);
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", deck_file.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
-  if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files))
+  if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files)) {
+    if (const std::string why = RunDirectory::place_problem(out_dir); !why.empty()) fail_output_dir(why);
     if (const std::string why = output_dir_problem(out_dir); !why.empty())
       fail_output_dir(fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why));
+  }
   // Checkpoints and restarts need the module's state.
   auto restartable = [&] { return !steady && !module->state().empty(); };  // (with cuda: a download)
   if (checkpoint && !restartable())

@@ -42,15 +42,12 @@ void Face::evaluate(const Grid& g, double t, T* out) const {
   }
 }
 
-namespace {
-// The deck's map of face `name`: boundary.NAME, else boundary.all.
 DeckNode face_spec(const DeckNode& boundary, const std::string& name) {
   if (auto spec = boundary.maybe_child(name)) return *spec;
   if (auto all = boundary.maybe_child("all")) return *all;
   boundary.fail(name, "missing boundary condition for face " + name +
                           " (give {type: dirichlet|neumann, value: EXPR} per face, or 'all')");
 }
-}  // namespace
 
 void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& constants,
                     const std::array<std::array<bool, 2>, 3>& interfaces) {

@@ -44,6 +44,10 @@ struct Face {
   void evaluate(const Grid& g, double t, T* out) const;
 };
 
+// The deck's map of face `name` in a module's `boundary` section: boundary.NAME, else boundary.all
+// (else a DeckError there).
+DeckNode face_spec(const DeckNode& boundary, const std::string& name);
+
 class Boundary {
  public:
   // Reads `boundary:` ({x-: {type, value}, ..., all: {...}}) for the active axes of `grid`; the

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <thread>
 #include <tuple>
 
 #include "core/errors.hpp"
@@ -64,6 +65,7 @@ index_t owned_nodes(const Decomposition& d) { return d.axes[0].owned * d.axes[1]
 
 namespace {
 bool g_we_initialized = false;
+MPI_Comm g_errors = MPI_COMM_NULL;  // the world's ranks: every_rank_failed, share_failure
 bool started_by_mpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
     if (std::getenv(v)) return true;
@@ -96,9 +98,48 @@ void init_processes(int* argc, char*** argv) {
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   g_we_initialized = true;
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_errors);
 }
 void finish_processes() {
-  if (g_we_initialized && mpi_running()) MPI_Finalize();
+  if (!g_we_initialized || !mpi_running()) return;
+  if (g_errors != MPI_COMM_NULL) MPI_Comm_free(&g_errors);
+  MPI_Finalize();
+}
+namespace {
+// Whether `request` completes within wait_s seconds (forever where wait_s < 0); one left pending
+// stays so (the caller then aborts).
+bool completes(MPI_Request& request, double wait_s) {
+  const auto t0 = clock_type::now();
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return true;
+    if (wait_s >= 0 && since(t0) > wait_s) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+}  // namespace
+
+int every_rank_failed(int code, double wait_s) {
+  if (!mpi_running() || world_size() == 1 || g_errors == MPI_COMM_NULL) return code;
+  MPI_Request barrier;
+  MPI_Ibarrier(g_errors, &barrier);
+  if (!completes(barrier, wait_s)) return 0;
+  int worst = code;
+  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, g_errors);
+  return worst;
+}
+void share_failure(const std::string* failure, double wait_s) {
+  if (!mpi_running() || world_size() == 1 || g_errors == MPI_COMM_NULL) return;
+  const int mine = failure ? world_rank() : world_size();
+  int first = world_size();
+  MPI_Request request;
+  MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, g_errors, &request);
+  if (!completes(request, failure ? wait_s : -1) || first == world_size()) return;
+  unsigned long long n = failure && first == world_rank() ? failure->size() : 0;
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, first, g_errors);
+  std::string text = failure && first == world_rank() ? *failure : std::string(n, '\0');
+  MPI_Bcast(text.data(), int(std::min<unsigned long long>(n, INT_MAX)), MPI_CHAR, first, g_errors);
+  throw Error(text);
 }
 void abort_processes(int code) {
   if (mpi_running() && world_size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
@@ -424,6 +465,8 @@ std::size_t Domain::bytes_sent() const {
 
 void init_processes(int*, char***) {}
 void finish_processes() {}
+int every_rank_failed(int code, double) { return code; }
+void share_failure(const std::string*, double) {}
 void abort_processes(int) {}
 int world_size() { return 1; }
 int world_rank() { return 0; }

@@ -20,6 +20,16 @@ namespace tridsim {
 // world's size and rank (1 and 0 without MPI).
 void init_processes(int* argc, char*** argv);
 void finish_processes();
+// After an error on this rank, with exit code `code`: whether every rank of the world meets an error
+// within wait_s seconds (each calls this once), as a deck error that every rank reads alike. If so,
+// returns the largest of their codes (every rank then ends normally, through finish_processes);
+// else 0, and the caller ends the run with abort_processes. Without MPI or on one rank: `code`.
+int every_rank_failed(int code, double wait_s);
+// After a phase every rank runs that may fail on some ranks alone (a module's setup over its box):
+// called by every rank, with its error's message or nullptr. If some rank failed, every rank throws
+// an Error with the message of the lowest such rank. A rank that failed waits for the others at most
+// wait_s seconds (one may wait for it in a communication), then returns.
+void share_failure(const std::string* failure, double wait_s);
 // Ends every rank at once (after an error on some of them); returns only without MPI.
 void abort_processes(int code);
 int world_size();

@@ -452,8 +452,7 @@ double require_step_gain(const DeckNode& node, const std::string& key, const Gri
 
 template <class T>
 void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values) {
-  double m = 0;
-  for (index_t o = 0; o < g.size(); ++o) m = std::max(m, std::abs(double(values[o])));
+  const double m = largest_magnitude(g.size(), values);
   const double top = double(std::numeric_limits<T>::max()), room = std::max(gain2, double(g.size()));
   if (!(m * room <= top))
     node.fail(key, fmt::format("has values up to {:.3g}, too large for the first step in {}: the step grows them by up "
@@ -462,6 +461,43 @@ void require_step_headroom(const DeckNode& node, const std::string& key, const G
                                top / room));
 }
 
+template <class T>
+double largest_magnitude(index_t n, const T* values) {
+  double m = 0;
+  for (index_t o = 0; o < n; ++o) m = std::max(m, std::abs(double(values[o])));
+  return m;
+}
+
+template <class T>
+void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double m, SteadyData kind,
+                            double kappa_min) {
+  double d2 = 0;
+  for (int a = 0; a < g.dim; ++a) d2 += (g.hi[a] - g.lo[a]) * (g.hi[a] - g.lo[a]);
+  const double growth = kind == SteadyData::source ? d2 / (2 * kappa_min) : kind == SteadyData::neumann ? std::sqrt(d2) : 1;
+  const std::string why =
+      kind == SteadyData::dirichlet ? std::string("u takes them on the face")
+      : kind == SteadyData::exact   ? std::string("the error norms take u minus them")
+      : fmt::format("{}, D = {:.3g} the grid's diagonal{}",
+                    kind == SteadyData::neumann ? "|du/dn| D" : kappa_min == 1 ? "|f| D^2 / 2" : "|f| D^2 / (2 kappa)",
+                    std::sqrt(d2), kind == SteadyData::source && kappa_min != 1
+                                       ? fmt::format(", kappa = {:.3g} the smallest", kappa_min) : std::string());
+  const double n = double(g.size());
+  const double limit = std::min(double(std::numeric_limits<T>::max()) / (growth * n),
+                                std::sqrt(std::numeric_limits<double>::max() / n) / growth);
+  if (!(m <= limit))
+    node.fail(key, fmt::format("has values up to {:.3g}, too large for the solve in {}: the solution may reach {:.3g} "
+                               "times them ({}), and the run sums its {} values (a mean) and their squares (norms), "
+                               "so they must stay below {:.3g}: other units, or a smaller domain",
+                               m, precision_of<T>() == Precision::float32 ? "float" : "double", growth, why, g.size(),
+                               limit));
+}
+
+template double largest_magnitude<float>(index_t, const float*);
+template double largest_magnitude<double>(index_t, const double*);
+template void require_solve_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, SteadyData,
+                                           double);
+template void require_solve_headroom<double>(const DeckNode&, const std::string&, const Grid&, double, SteadyData,
+                                            double);
 template double require_step_gain<float>(const DeckNode&, const std::string&, const Grid&, double, double);
 template double require_step_gain<double>(const DeckNode&, const std::string&, const Grid&, double, double);
 template void require_step_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);

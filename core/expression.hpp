@@ -105,4 +105,18 @@ double require_step_gain(const DeckNode& node, const std::string& key, const Gri
 template <class T>
 void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values);
 
+// The largest magnitude of n values (NaN counts as none).
+template <class T>
+double largest_magnitude(index_t n, const T* values);
+// Data of node.key of a steady problem -div(kappa grad u) = f on g (poisson, bvp), of largest
+// magnitude m (on this rank), that the solution may reach a number of times (the maximum principle's
+// bound, with any faces Neumann; D the grid's diagonal): |f| D^2 / (2 kappa_min) from a source,
+// |du/dn| D from a Neumann face, the values themselves from a Dirichlet face or an exact solution
+// (the error norms take u minus it). The run sums the solution's N values (a mean) in T and their
+// squares (norms, residuals) in double: both must stay finite, else a DeckError there with the numbers.
+enum class SteadyData { source, neumann, dirichlet, exact };
+template <class T>
+void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double m, SteadyData kind,
+                            double kappa_min = 1);
+
 }  // namespace tridsim

@@ -48,16 +48,28 @@ void exchange(const fs::path& a, const fs::path& b) {
 
 }  // namespace
 
+namespace {
+fs::path absolute_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::path a = fs::absolute(dir, ec).lexically_normal();
+  return a.has_filename() ? a : a.parent_path();  // "out/" -> "out"
+}
+}  // namespace
+
+std::string RunDirectory::place_problem(const fs::path& dir) {
+  std::error_code ec;
+  const fs::path a = absolute_dir(dir), cwd = fs::current_path(ec).lexically_normal();
+  const auto rel = cwd.lexically_relative(a);
+  if (a.has_relative_path() && (rel.empty() || *rel.begin() == "..")) return "";
+  return "the output directory '" + dir.string() +
+         "' is the current directory or one above it; a run replaces its output directory as a whole, so give it "
+         "a directory of its own (e.g. -o output/NAME)";
+}
+
 RunDirectory::RunDirectory(const fs::path& dir, const std::string& name) : name_(name) {
   std::error_code ec;
-  dir_ = fs::absolute(dir, ec).lexically_normal();
-  if (!dir_.has_filename()) dir_ = dir_.parent_path();  // "out/" -> "out"
-  const fs::path cwd = fs::current_path(ec).lexically_normal();
-  const auto rel = cwd.lexically_relative(dir_);
-  if (!dir_.has_relative_path() || (!rel.empty() && *rel.begin() != ".."))
-    throw Error("the output directory '" + dir.string() +
-                "' is the current directory or one above it; a run replaces its output directory as a whole, so "
-                "give it a directory of its own (e.g. -o output/NAME)");
+  dir_ = absolute_dir(dir);
+  if (const std::string why = place_problem(dir); !why.empty()) throw Error(why);
   std::string staging = ".";  // built with += : g++ 12 warns falsely (-Wrestrict) on "." + string
   staging += dir_.filename().string();
   staging += ".tridsim-new";

@@ -27,6 +27,9 @@ class RunDirectory {
   // staging directory. Throws Error if another run holds it, if it is the current directory or
   // one above it, or if it holds directories (or many files) that tridsim did not write.
   RunDirectory(const std::filesystem::path& dir, const std::string& name);
+  // Why `dir` cannot be an output directory by its place ("" if it can): it is the current
+  // directory or one above it. (check asks this too, creating nothing.)
+  static std::string place_problem(const std::filesystem::path& dir);
   // Unpublished: the staging directory goes; the output directory is left as it was.
   ~RunDirectory();
   RunDirectory(const RunDirectory&) = delete;

@@ -85,6 +85,8 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
     if (f.value.uses_time())
       s.fail("boundary", "the problem is steady: boundary values may not use t");
     ends[side] = {f.kind == BoundaryKind::dirichlet, f.value(grid.coord(0, f.fixed), 0, 0, t0)};
+    require_solve_headroom<T>(face_spec(s.child("boundary"), f.name()), "value", grid, std::abs(ends[side].value),
+                              ends[side].dirichlet ? SteadyData::dirichlet : SteadyData::neumann);
   }
   if (!ends[0].dirichlet && !ends[1].dirichlet)
     s.fail("boundary", "Neumann at both ends leaves u undetermined up to a constant: make x- or x+ dirichlet");
@@ -97,12 +99,16 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
     require_finite_expression(s, "exact", *exact_, local_, {t0});
+    std::vector<double> exact(static_cast<std::size_t>(local_.size()));
+    exact_->fill(local_, t0, exact.data());
+    require_solve_headroom<T>(s, "exact", grid, largest_magnitude(local_.size(), exact.data()), SteadyData::exact);
   }
   u_.assign(local_.size(), T(0));
   f.fill(local_, t0, u_.data());
   for (index_t i = 0; i < local_.size(); ++i)
     if (!std::isfinite(double(u_[i]))) s.fail("source", "has a value that is not finite (NaN or Inf) at x = " +
                                                              std::to_string(local_.coord(0, i)));
+  require_solve_headroom<T>(s, "source", grid, largest_magnitude(local_.size(), u_.data()), SteadyData::source);
   T* u = u_.data() - held_.first;  // (indexed by global node)
   system_ = bvp::assemble<T>(N, grid.lo[0], grid.hi[0], ends[0], ends[1], [u](index_t i) { return double(u[i]); },
                              u_.data(), held_);

@@ -140,19 +140,24 @@ void PoissonModule<T>::read_conductivity(const DeckNode& s, const Grid& grid, co
     s.fail("conductivity", "must be positive at every node, is " + std::to_string(*bad) + " at " +
                                node_text(grid, index_t(bad - k.begin())));
   const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
-  // A kappa that varies is in the matrix, whose entries are kappa / h^2: its elimination multiplies
-  // two of them, which must stay finite in T (kappa = 1e300 beside 1 gave NaN in the solve, "the run
-  // diverged"). A constant kappa divides f instead.
-  double h = grid.h(0);
-  for (int a = 1; a < grid.dim; ++a) h = std::min(h, grid.h(a));
-  const double entry = *hi / (h * h), top = double(std::numeric_limits<T>::max());
-  if (*lo != *hi && !(entry * entry <= top))
+  if (*lo == *hi) kappa0_ = *lo;
+  else kappa_ = std::move(k);
+}
+
+// The multifrontal solve's matrix holds kappa (varying, or a constant that scales it): its entries
+// kappa / h^2 are multiplied in the elimination, so they must stay finite in T (kappa = 1e300 beside
+// 1 gave NaN in the solve, "the run diverged"). The fast methods divide f by a constant kappa instead.
+template <class T>
+void PoissonModule<T>::require_matrix_range(const DeckNode& s) const {
+  const double k = kappa_.empty() ? kappa0_ : *std::max_element(kappa_.begin(), kappa_.end());
+  double h = g_.h(0);
+  for (int a = 1; a < g_.dim; ++a) h = std::min(h, g_.h(a));
+  const double entry = k / (h * h), top = double(std::numeric_limits<T>::max());
+  if (!(entry * entry <= top))
     s.fail("conductivity", fmt::format("reaches {:.3g}: the matrix entries kappa / h^2 = {:.3g} (h = {:.3g}) are "
                                        "multiplied in the solve, so they must stay below sqrt({:.3g}) = {:.3g} in {}: "
                                        "a smaller kappa (in other units) or a coarser grid",
-                                       *hi, entry, h, top, std::sqrt(top), std::is_same_v<T, float> ? "float" : "double"));
-  if (*lo == *hi) kappa0_ = *lo;
-  else kappa_ = std::move(k);
+                                       k, entry, h, top, std::sqrt(top), std::is_same_v<T, float> ? "float" : "double"));
 }
 
 // auto: multifrontal when kappa varies or a face is Neumann; a fast method named in the deck
@@ -205,8 +210,10 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   for (const T v : f_)
     if (!std::isfinite(double(v))) s.fail("source", "has a value that is not finite (NaN or Inf) at some node");
 
-  // 3. The conductivity kappa.
+  // 3. The conductivity kappa; f must leave the solve room.
   read_conductivity(s, grid, ctx);
+  const double kappa_min = kappa_.empty() ? kappa0_ : *std::min_element(kappa_.begin(), kappa_.end());
+  require_solve_headroom<T>(s, "source", grid, largest_magnitude(grid.size(), f_.data()), SteadyData::source, kappa_min);
 
   // 4. The faces: Dirichlet values or Neumann derivatives du/dn (outward normal), finite and steady;
   //    at least one face Dirichlet, else u is fixed only up to a constant.
@@ -220,6 +227,9 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
     const Face& f = bc_.faces()[fi];
     std::vector<double> values(static_cast<std::size_t>(f.size()));
     f.evaluate(grid, t0, values.data());
+    require_solve_headroom<T>(face_spec(s.child("boundary"), f.name()), "value", grid,
+                              largest_magnitude(index_t(values.size()), values.data()),
+                              f.kind == BoundaryKind::neumann ? SteadyData::neumann : SteadyData::dirichlet);
     if (f.kind == BoundaryKind::neumann) neumann_[fi] = std::move(values);
     else any_dirichlet = true;
   }
@@ -230,6 +240,9 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
     require_finite_expression(s, "exact", *exact_, grid, {t0});
+    std::vector<double> exact(static_cast<std::size_t>(grid.size()));
+    exact_->fill(grid, t0, exact.data());
+    require_solve_headroom<T>(s, "exact", grid, largest_magnitude(grid.size(), exact.data()), SteadyData::exact);
   }
   u_.assign(grid.size(), T(0));
   bc_.impose_dirichlet(t0, u_.data());
@@ -237,6 +250,7 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   // 5. The solver (analysis, plans and tables are made here, once).
   choose_method(s);
   if (method_ == PoissonModuleMethod::multifrontal) {
+    require_matrix_range(s);
     sparse_ = std::make_unique<PoissonSparse<T>>(grid, bc_, kappa_, kappa0_, ctx.backend);
     try {
       sparse::check_memory(sparse_->working_bytes(), 0, "the multifrontal factorization");

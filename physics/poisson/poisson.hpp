@@ -64,6 +64,7 @@ class PoissonModule final : public Module {
  private:
   void read_conductivity(const DeckNode& s, const Grid& grid, const SetupContext& ctx);
   void choose_method(const DeckNode& s);
+  void require_matrix_range(const DeckNode& s) const;
   void solve_fast();
   void solve_sparse();
   void form_rhs(T* rhs) const;  // f / kappa at the interior nodes plus the Dirichlet neighbours / h^2

@@ -90,7 +90,7 @@ void Reactions::jacobian(const double* v, double x, double y, double z, double t
 }
 
 bool Reactions::uses_time() const {
-  for (const auto* terms : {&rate_, &jacobian_})
+  for (const auto* terms : {&rate_, &jacobian_, &flow_})
     for (const Expression& e : *terms)
       if (e.uses_time()) return true;
   return false;

@@ -40,7 +40,7 @@ class Reactions {
   bool has_exact_flow() const { return !flow_.empty(); }
   // Every reaction is the constant 0 (pure diffusion).
   bool zero() const { return zero_; }
-  // Some reaction or Jacobian entry depends on t; some expression depends on x, y or z.
+  // Some reaction, Jacobian entry or exact flow depends on t; some expression depends on x, y or z.
   bool uses_time() const;
   bool uses_space() const;
 

@@ -230,8 +230,43 @@ refused_both hugerdinitial "reaction_diffusion.initial.u: has values up to 1e+30
     >> bigkappa.log 2>&1 || { fail "a large diffusivity within the step's range refused"; cat bigkappa.log; }
 refused_both exactflow "reaction_diffusion.exact_flow.u: is NaN at node (0, 0, 0) .* over tau = 0.125 at t = 0;" \
   "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u*sqrt(-tau)", v: "v"}'
+# Subnormal numbers are zero to a run (flushed) and so to its check: 1e-320 is no time step.
+refused_both subnormaldt "time.dt: must be a positive number, got 9.99989e-321" "$src/inputs/heat1d.yaml" --set time.dt=1e-320
+refused_both subnormalkappa "heat.diffusivity: must be positive, got 1e-310" "$src/inputs/heat2d.yaml" --set grid.n=[9,9] \
+  --set heat.diffusivity=1e-310
+refused_both exactflowlater "reaction_diffusion.exact_flow.u: is +inf at node (0, 0, 0) .* over tau = .* at t = 150;" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[17,17] --set 'reaction_diffusion.exact_flow={u: "u + tau/(t - 150)", v: "v"}'
+# A steady problem's source must leave its solve room: u may reach |f| D^2 / (2 kappa), its mean and
+# norms sum N values and their squares (poisson: the mean was +inf; bvp: the error norm).
+refused_both poissonsource "poisson.source: has values up to 1e+308, too large for the solve in double: .*D = 2.24 the grid's diagonal.* 81 values" \
+  "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.source=1e308
+refused_both poissonsourcekappa "poisson.source: has values up to 1e+200, .* 1.25 times them .*, kappa = 2 the smallest" \
+  "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.source=1e200 --set constants.k_epoxy=2
+refused_both bvpsource "bvp.source: has values up to 1e+160, too large for the solve in double: .* must stay below 4.67e+153" \
+  "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.source=1e160
+refused_both bvpsourcefloat "bvp.source: has values up to 1e+38, too large for the solve in float" \
+  "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.source=1e38 --set precision=float
+refused_both bvpexact "bvp.exact: has values up to 1e+308, .*(the error norms take u minus them)" \
+  "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.exact=1e308
+# So must its boundary data: u takes Dirichlet values, and may reach |du/dn| D from a Neumann face.
+refused_both poissondirichlet "poisson.boundary.all.value: has values up to 1e+308, .*: the solution may reach 1 times them" \
+  "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.boundary.all.value=1e308
+refused_both bvpneumann "bvp.boundary.x-.value: has values up to 1e+200, .*(|du/dn| D, D = 1 the grid's diagonal)" \
+  "$src/inputs/bvp.yaml" --set grid.n=[33] --set bvp.boundary.x-.value=1e200
+"$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.source=1e150 -o bigsource \
+    > bigsource.log 2>&1 || { fail "a large source within the solve's range refused"; cat bigsource.log; }
 refused_both poissonkappa "poisson.conductivity: reaches 1e+300: the matrix entries kappa / h^2 = 2.56e+302" \
   "$src/inputs/poisson_variable2d.yaml" --set grid.n=[33,17] --set constants.k_copper=1e300  # (NaN in the solve)
+# A constant kappa scales the multifrontal solve's matrix too (faces Neumann); the fast methods divide f by it.
+refused_both poissonkappaconstant "poisson.conductivity: reaches 1e+308: the matrix entries kappa / h^2 = inf" \
+  "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.conductivity=1e308
+"$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.conductivity=1e308 -o bigkappafast \
+    > bigkappafast.log 2>&1 || { fail "a huge constant kappa refused by a fast method"; cat bigkappafast.log; }
+# check refuses the output directories run refuses by their place.
+for mode in check run; do
+  refused outputcwd-$mode "output.dir: the output directory '.' is the current directory or one above it" \
+    "$tridsim" $mode "$src/inputs/heat1d.yaml" --set output.dir=.
+done
 # Expressions are quoted shortened (the first 80 characters and the length), once per message.
 long=$(printf 'x+%.0s' $(seq 10000))
 refused_both longexpression "heat.initial: cannot parse expression 'x+x+.*…' (20001 characters): " \
