@@ -421,14 +421,17 @@ std::vector<double> times_for(bool uses_time, const std::vector<double>& times) 
   return {times.front()};
 }
 
-void require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
-                               const std::vector<double>& times) {
-  if (times.empty()) return;
+double require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
+                                 const std::vector<double>& times) {
+  if (times.empty()) return 0;
   std::vector<double> values(static_cast<std::size_t>(g.size()));
+  double largest = 0;
   for (const double t : times_for(e.uses_time(), times)) {
     e.fill(g, t, values.data());
     require_finite_values(node, key, g, t, values.data());
+    largest = std::max(largest, largest_magnitude(g.size(), values.data()));
   }
+  return largest;
 }
 
 template <class T>

@@ -87,9 +87,10 @@ std::vector<double> check_times(double start, double end);
 std::vector<double> times_for(bool uses_time, const std::vector<double>& times);
 
 // The expression e of node.key is finite at every node of g at each of `times` (at the first only
-// when e does not use t), else a DeckError there naming the first node that is not.
-void require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
-                               const std::vector<double>& times);
+// when e does not use t), else a DeckError there naming the first node that is not. Returns the
+// largest magnitude it took there (0 for no times).
+double require_finite_expression(const DeckNode& node, const std::string& key, const Expression& e, const Grid& g,
+                                 const std::vector<double>& times);
 
 // What one step of a diffusion scheme (heat, glioma, reaction-diffusion) can take in precision T.
 // With w_a = D dt / h_a^2 on axis a, one application of the stencil grows values by at most

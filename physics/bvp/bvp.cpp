@@ -98,10 +98,8 @@ void BvpModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
-    require_finite_expression(s, "exact", *exact_, local_, {t0});
-    std::vector<double> exact(static_cast<std::size_t>(local_.size()));
-    exact_->fill(local_, t0, exact.data());
-    require_solve_headroom<T>(s, "exact", grid, largest_magnitude(local_.size(), exact.data()), SteadyData::exact);
+    const double largest = require_finite_expression(s, "exact", *exact_, local_, {t0});
+    require_solve_headroom<T>(s, "exact", grid, largest, SteadyData::exact);
   }
   u_.assign(local_.size(), T(0));
   f.fill(local_, t0, u_.data());

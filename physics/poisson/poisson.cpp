@@ -239,10 +239,8 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
-    require_finite_expression(s, "exact", *exact_, grid, {t0});
-    std::vector<double> exact(static_cast<std::size_t>(grid.size()));
-    exact_->fill(grid, t0, exact.data());
-    require_solve_headroom<T>(s, "exact", grid, largest_magnitude(grid.size(), exact.data()), SteadyData::exact);
+    const double largest = require_finite_expression(s, "exact", *exact_, grid, {t0});
+    require_solve_headroom<T>(s, "exact", grid, largest, SteadyData::exact);
   }
   u_.assign(grid.size(), T(0));
   bc_.impose_dirichlet(t0, u_.data());

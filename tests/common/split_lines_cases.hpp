@@ -35,7 +35,7 @@ void row_at(const Grid& g, int axis, index_t gi, index_t gj, index_t gk, T& a, T
 
 inline const std::vector<Grid> kSplitGrids = [] {
   std::vector<Grid> grids;
-  // (the last two: segments of 256 rows or more on up to 4 ranks, the GPU's bordered recovery)
+  // (the last two: segments of more than 256 rows on up to 4 ranks, recovered on the GPU as lines of their own)
   for (const auto& n : {std::array<index_t, 3>{23, 1, 1}, {17, 10, 1}, {13, 11, 9}, {8, 9, 70}, {130, 5, 4},
                         {1030, 4, 3}, {4, 3, 1030}}) {
     Grid g;

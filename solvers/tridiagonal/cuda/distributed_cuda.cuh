@@ -14,10 +14,11 @@
 //      through `store`.
 // With rows shared by every line (ConstantDiffusionRows) the segment is factored once on the host
 // (FactoredSegment): a thread then reduces its line by two weighted sums of the right-hand side
-// (no rows formed or stored); with its two unknowns known, a segment of kBorderedFrom rows or more
-// is a line of its own (its interior's rows between two identity rows that hold the known
-// unknowns: bordered_segment) that gpu::solve_lines solves on its fastest path (one read and one
-// write per element, no scratch); a shorter one is recovered by Thomas, one thread per line.
+// (no rows formed or stored); with its two unknowns known, a segment longer than kClusterAbove is
+// a line of its own (its interior's rows between two identity rows that hold the known unknowns:
+// bordered_segment), solved whole on a thread-block cluster as the one-GPU path solves long lines
+// (one read and one write per element, no scratch); a shorter one, or where the device runs no
+// clusters, is recovered by Thomas, one thread per line.
 // Functors as for gpu::solve_lines: load(o, q, r) and store(o, q, r, x) with r the row's local
 // index (its position along the axis in this rank's box); the row source is ArrayRows or a
 // generator (stage(o, r), row(r, left, right, a, b, c)) indexed by the whole line's row r
@@ -38,11 +39,6 @@
 #include "solvers/tridiagonal/split_transport.hpp"
 
 namespace tridsim::tridiag::gpu {
-
-// Rows shared by every line: segments of at least this many rows are recovered by the bordered
-// solve (gpu::solve_lines), shorter ones by one thread per line (split_recover_shared), which
-// measured faster there.
-inline constexpr index_t kBorderedFrom = 256;
 
 // Lines per batch of a split solve, at least: a batch is one kernel of one thread per line, and
 // fewer threads than this leave most of the GPU idle, so that a smaller batch takes hardly less time.
@@ -66,7 +62,7 @@ UniformMatrix<T> bordered_segment(const FactoredSegment<T>& f) {
 template <class T>
 struct SplitScratch {
   cuda::DeviceArray<T> a, c, d, cp, x;  // a, c, d: swept rows (per-line rows); d: the forward sweep
-  cuda::DeviceArray<T> kept;            // the bordered solve's known unknowns, [line][2]
+  cuda::DeviceArray<T> kept;            // the bordered segments' known unknowns, [line][2]
   cuda::WireArray<ReducedRow<T>> rows, got;
   cuda::WireArray<T> solved, back;
   cuda::LineExchanges exchanges;
@@ -77,10 +73,9 @@ struct SplitScratch {
     auto fit = [](auto& v, index_t n) {
       if (v.n < n) v.allocate(n);
     };
-    const bool bordered_solve = shared && m >= kBorderedFrom;
     for (auto* v : {&a, &c}) fit(*v, shared ? 0 : lines * m);
-    fit(d, bordered_solve ? 0 : lines * m);
-    fit(kept, bordered_solve ? 2 * lines : 0);
+    fit(d, lines * m);
+    fit(kept, shared && m > kClusterAbove ? 2 * lines : 0);
     fit(cp, lines * 2 * P);
     fit(x, lines * 2 * P);
     rows.size_for(lines * 2);
@@ -93,7 +88,7 @@ struct SplitScratch {
     if (packed != factored_host) {
       factored.upload(packed.data(), index_t(packed.size()));
       factored_host = std::move(packed);
-      if (f.m >= kBorderedFrom) bordered = UniformMatrixDevice<T>(bordered_segment(f));
+      if (f.m > kClusterAbove) bordered = UniformMatrixDevice<T>(bordered_segment(f));
     }
     return f.view(factored.p);
   }
@@ -234,8 +229,8 @@ __global__ void split_reduce_shared(Geometry g, Segment seg, SegmentFactors<T> f
   out[2 * q + 1] = {f.last.a, f.last.c, last};
 }
 
-// Rows shared by every line, a segment shorter than kBorderedFrom: Thomas on the interior, its end
-// values known (FactoredSegment::solve); d holds the forward sweep.
+// Rows shared by every line, a segment not solved bordered: Thomas on the interior, its end values
+// known (FactoredSegment::solve); d holds the forward sweep.
 template <class T, class Load, class Store, class Ends>
 __global__ void split_recover_shared(Geometry g, Segment seg, SegmentFactors<T> f, Load load, Store store, T* d,
                                      Ends ends, index_t q0, index_t q1) {
@@ -326,7 +321,7 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
   auto batch = [&](index_t b) { return SplitChunks{lines * b / nbatch, lines * (b + 1) / nbatch, P}; };
   SegmentFactors<T> f{};
   if constexpr (shared) f = s.upload(FactoredSegment<T>::of_rows(rows, seg));
-  const bool bordered = shared && seg.rows >= kBorderedFrom;
+  const bool bordered = shared && seg.rows > kClusterAbove;
   s.exchanges.begin(comm);
 
   // 1. Every batch reduced and its rows put on the wire, in order; mark b: batch b's rows are out.
@@ -380,7 +375,8 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
         if (bordered)
           split_kernels::keep_ends<T><<<grid(n), threads>>>(ends, s.kept.p, B.q0, B.q1);
         else
-          split_kernels::split_recover_shared<T><<<grid(n), threads>>>(g, seg, f, load, store, s.d.p, ends, B.q0, B.q1);
+          split_kernels::split_recover_shared<T><<<grid(n), threads>>>(g, seg, f, load, store, s.d.p, ends, B.q0,
+                                                                       B.q1);
       } else
         split_kernels::split_recover<T><<<grid(n), threads>>>(g, seg, store, s.a.p, s.c.p, s.d.p, ends, B.q0, B.q1);
       TRIDSIM_CUDA_LAUNCH();
@@ -408,7 +404,12 @@ void solve_split_lines(const LineSet& L, const Segment& seg, const Rows& rows, c
       const int first = int(seg.first_row), last = int(seg.rows - 1);
       const split_kernels::BorderedLoad<T, Load> bordered_load{load, s.kept.p, offset, first, last};
       const split_kernels::BorderedStore<T, Store> bordered_store{store, offset, first};
-      solve_lines<T>(B, factored_rows(s.bordered), bordered_load, bordered_store, GpuAlgorithm::automatic);
+      if (!launch_cluster_lines<T>(B, tridsim::tridiag::detail::geometry(B), factored_rows(s.bordered), bordered_load,
+                                   bordered_store, 0)) {
+        const split_kernels::ReturnedEnds<T> kept{s.kept.p};
+        split_kernels::split_recover_shared<T><<<grid(lines), threads>>>(g, seg, f, load, store, s.d.p, kept, 0, lines);
+        TRIDSIM_CUDA_LAUNCH();
+      }
     }
 }
 
