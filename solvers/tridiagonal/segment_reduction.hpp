@@ -196,7 +196,8 @@ struct FactoredSegment {
   FactoredSegment(index_t rows, const T* ra, const T* rb, const T* rc)
       : m(rows), pivot(rows), a(ra, ra + rows), b(rb, rb + rows), c(rc, rc + rows), c_forward(rows) {
     std::vector<T> aa(ra, ra + rows), cc(rc, rc + rows);
-    // Forward, as reduce_segments does it, keeping each row's pivot and c'.
+    // Forward, as reduce_segments does it (d = 0), keeping each row's pivot and c'; the first
+    // reduced row's a and c from FirstRowSums, whose weights are the to_first below.
     pivot[1] = T(1) / rb[1];
     aa[1] *= pivot[1];
     cc[1] *= pivot[1];
@@ -206,18 +207,17 @@ struct FactoredSegment {
       cc[i] *= pivot[i];
     }
     for (index_t i = 1; i < m; ++i) c_forward[i] = cc[i];
-    // The backward sweep's d''_1 = sum over i = 1 .. m-2 of to_first[i] d'_i (d'_i: forward-
+    // The upward substitution's d''_1 = sum over i = 1 .. m-2 of to_first[i] d'_i (d'_i: forward-
     // eliminated; products of |c'| < 1 shrink, so a far row's weight underflows to 0).
     std::vector<T> to_first(m, T(0));
-    for (index_t i = 1; i + 1 < m; ++i) to_first[i] = i == 1 ? T(1) : -cc[i - 1] * to_first[i - 1];
-    last = {aa[m - 1], cc[m - 1], T(0)};
-    for (index_t i = m - 3; i >= 1; --i) {
-      aa[i] -= cc[i] * aa[i + 1];
-      cc[i] = -cc[i] * cc[i + 1];
+    FirstRowSums<T> sums;
+    for (index_t i = 1; i + 1 < m; ++i) {
+      to_first[i] = sums.w;
+      sums.add_interior({aa[i], cc[i], T(0)});
     }
-    const T a1 = m > 2 ? aa[1] : T(0), c1 = m > 2 ? cc[1] : T(-1);
-    const T pivot0 = T(1) / (rb[0] - rc[0] * a1);
-    first = {ra[0] * pivot0, -rc[0] * c1 * pivot0, T(0)};
+    last = {aa[m - 1], cc[m - 1], T(0)};
+    first = sums.first_row(ra[0], rb[0], rc[0], T(0));
+    const T pivot0 = T(1) / (rb[0] - rc[0] * sums.a);
     // d'_1 = d_1 pivot_1, d'_i = (d_i - a_i d'_{i-1}) pivot_i, first d = (d_0 - c_0 d''_1) pivot0,
     // last d = d'_{m-1}: back through the forward recurrence, g and h are the derivatives of
     // d''_1 and d'_{m-1} with respect to d'_i.
