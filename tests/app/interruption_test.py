@@ -51,6 +51,24 @@ def run_a():
     subprocess.run(command("A"), check=True, stdout=subprocess.DEVNULL)
 
 
+def restore_a():
+    """The directory as run A leaves it, copied from its one run (a run per trial doubled the test's
+    time); what a stopped run left beside it goes too, as the next run would remove it."""
+    shutil.rmtree(out, ignore_errors=True)
+    for e in os.listdir(work):
+        if "tridsim-new" in e:
+            shutil.rmtree(os.path.join(work, e))
+    shutil.copytree(a_result, out, symlinks=True)
+
+
+def check_cleanup(after):
+    """A run after stopped ones removes what they left (staging directories, .part files)."""
+    run_a()
+    left = [e for e in os.listdir(out) if e.endswith(".part")] + [e for e in os.listdir(work) if "tridsim-new" in e]
+    if left:
+        failures.append(f"left behind by {after} after a complete run: {left}")
+
+
 def which_run_by_n(n):
     return {17: "A", 21: "B"}.get(int(n), "?")
 
@@ -130,7 +148,7 @@ def check_result(where):
 
 def trial(what, env_fault=None, kill_after=None):
     """Run B over a complete A, stop it as asked, check the directory; returns B's exit code."""
-    run_a()
+    restore_a()
     env = dict(os.environ)
     if env_fault:
         env["LD_PRELOAD"] = shim
@@ -154,8 +172,11 @@ def trial(what, env_fault=None, kill_after=None):
         return p.returncode, "?", err
 
 
-# 0. How long B takes, and how many writes and renames it makes.
+# 0. Run A's result, kept to be copied before each trial; how long B takes, and how many writes and
+# renames it makes.
 run_a()
+a_result = os.path.join(work, "a_result")
+shutil.copytree(out, a_result, symlinks=True)
 env = dict(os.environ, LD_PRELOAD=shim, TRIDSIM_FAULT="count")
 t0 = time.time()
 counted = subprocess.run(command("B"), env=env, capture_output=True, text=True)
@@ -173,11 +194,13 @@ for i in range(12):
     rc, label, _ = trial(f"kill at random moment {i}", kill_after=rng.uniform(0, duration))
     outcomes[label] = outcomes.get(label, 0) + 1
 print(f"random kills: 12 tried, results found {outcomes}")
+check_cleanup("random kills")
 
 # 2. SIGKILL at each rename.
 for k in range(1, renames + 1):
     trial(f"kill at rename {k}", env_fault=f"kill-rename:{k}")
 print(f"kills at renames: {renames} tried")
+check_cleanup("kills at renames")
 
 # 3. ENOSPC at writes: the first 60 (set-up and the first output, before and while it is
 # published), the last 30 (the final outputs, checkpoint and summary) and 40 spread between.
@@ -195,11 +218,7 @@ for k in ks:
             failures.append(f"ENOSPC at write {k}: the error names the staging directory: {err!r}")
 print(f"full disk: {len(ks)} writes tried, {errors} clean errors")
 
-# 4. The next run cleans up what the stopped ones left.
-run_a()
-left = [e for e in os.listdir(out) if e.endswith(".part")] + [e for e in os.listdir(work) if "tridsim-new" in e]
-if left:
-    failures.append(f"left behind after a complete run: {left}")
+check_cleanup("full disks")
 
 for f in failures:
     print("FAIL:", f)
