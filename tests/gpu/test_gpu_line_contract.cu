@@ -136,8 +136,9 @@ cuda::DeviceArray<T> upload(const std::vector<T>& v) {
 }
 
 // Which path solves: the routing of solve_lines for `alg`, or one long-line path itself, whatever
-// solve_lines would pick (cluster: factored rows only; the comparison fails if it declines).
-enum class Path { routed, segmented, cluster };
+// solve_lines would pick (cluster: factored rows only, rows: y/z lines of per-line rows only; the
+// comparison fails if it declines).
+enum class Path { routed, segmented, cluster, rows };
 
 template <class T>
 double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg, Path path = Path::routed) {
@@ -152,8 +153,11 @@ double solve_and_compare(const Problem<T>& P, GpuAlgorithm alg, Path path = Path
   auto solve = [&](const auto& rows) {
     const auto g = tridiag::detail::geometry(L);
     if (path == Path::segmented) tridiag::gpu::launch_segmented<T>(L, g, rows, load, store, 0);
-    else if constexpr (tridiag::gpu::is_factored_v<std::decay_t<decltype(rows)>>)
+    else if constexpr (tridiag::gpu::is_factored_v<std::decay_t<decltype(rows)>>) {
       if (path == Path::cluster) declined = !tridiag::gpu::launch_cluster_lines<T>(L, g, rows, load, store, 0);
+    } else if (path == Path::rows) {
+      declined = !tridiag::gpu::launch_rows_lines<T>(L, g, rows, load, store, 0);
+    }
     if (path == Path::routed) tridiag::gpu::solve_lines<T>(L, rows, load, store, alg);
   };
   switch (P.source) {
@@ -307,6 +311,27 @@ TEST_CASE_TEMPLATE("cluster lines match reference", T, float, double) {
       CHECK(solve_and_compare(P, GpuAlgorithm::thomas, Path::cluster) <= tol);
       CHECK(solve_and_compare(P, GpuAlgorithm::automatic) <= tol);
     }
+}
+
+// y/z lines of per-line rows, each thread a segment in registers and the reduced system by PCR
+// (rows_lines.cuh): 2 to 32 segments per line, segments of unequal length (n not a multiple of the
+// segment count), a last block with idle lines, and as solve_lines routes them.
+TEST_CASE_TEMPLATE("rows lines match reference", T, float, double) {
+  std::mt19937 rng(13);
+  const double tol = sizeof(T) == 8 ? 1e-11 : 2e-4;
+  const std::vector<std::pair<std::array<index_t, 3>, int>> cases = {
+      {{9, 4, 2}, 1},   {{3, 33, 5}, 1},  {{17, 129, 2}, 1}, {{35, 257, 1}, 1}, {{5, 300, 3}, 1}, {{8, 511, 2}, 1},
+      {{11, 512, 1}, 1}, {{7, 3, 31}, 2}, {{4, 2, 200}, 2},  {{9, 1, 385}, 2},  {{3, 5, 512}, 2}};
+  for (const auto& [n, axis] : cases)
+    for (bool padded : {false, true})
+      for (Source s : {Source::arrays, Source::arithmetic, Source::harmonic}) {
+        const auto lay = padded ? testing::Layout::padded(n) : testing::Layout::dense(n);
+        const Problem<T> P(lay, axis, s, rng);
+        INFO(source_name(s), " ", lay.describe(axis));
+        CHECK(solve_and_compare(P, GpuAlgorithm::thomas, Path::rows) <= tol);
+        CHECK(solve_and_compare(P, GpuAlgorithm::thomas) <= tol);
+        CHECK(solve_and_compare(P, GpuAlgorithm::automatic) <= tol);
+      }
 }
 
 TEST_CASE_TEMPLATE("thomas-naive matches reference", T, float, double) {

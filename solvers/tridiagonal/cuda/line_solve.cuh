@@ -582,6 +582,13 @@ template <class T, class Rows, class Load, class Store>
 void launch_segmented(const LineSet& L, const Geometry& g, const Rows& rows, const Load& load, const Store& store,
                       cudaStream_t stream);
 
+// y/z lines of per-line rows longer than kRowsLinesAbove (up to rows_lines::kMax) take rows_lines.cuh:
+// one read per element, every thread busy (at 256 points and below the tiled kernels are as fast).
+constexpr index_t kRowsLinesAbove = 256;
+template <class T, class Rows, class Load, class Store>
+bool launch_rows_lines(const LineSet& L, const Geometry& g, const Rows& rows, const Load& load, const Store& store,
+                       cudaStream_t stream);
+
 // Solve every line of L (device memory, queued on `stream`). `alg` must be supported
 // (gpu_unsupported_reason: checked when the deck is read, and again here as a backstop);
 // automatic picks from the measured table.
@@ -605,6 +612,7 @@ void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Sto
   }
   if constexpr (is_factored_v<Rows>)
     if (g.n > kClusterAbove && launch_cluster_lines<T>(L, g, rows, load, store, stream)) return;
+  if (g.n > kRowsLinesAbove && launch_rows_lines<T>(L, g, rows, load, store, stream)) return;
   const int tiled_lines = tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device()));
   if (g.n > kSegmentedAbove && tiled_lines < kSegmentedTileLines)
     return launch_segmented<T>(L, g, rows, load, store, stream);
@@ -620,3 +628,4 @@ void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Sto
 
 #include "solvers/tridiagonal/cuda/cluster_lines.cuh"    // (launch_cluster_lines)
 #include "solvers/tridiagonal/cuda/segmented_lines.cuh"  // (launch_segmented)
+#include "solvers/tridiagonal/cuda/rows_lines.cuh"       // (launch_rows_lines)
