@@ -171,6 +171,31 @@ TEST_CASE("field statistics on the device equal the host's (core/field_stats.hpp
   cudaFree(d);
 }
 
+// Rows longer than the kernel's chunk of a row (several chunks, a short last one), and a box of a
+// rank's nodes (an offset, fewer rows than the array, the trapezoidal ends outside it).
+TEST_CASE("field statistics on the device: long rows and a sub-box") {
+  Grid g;
+  g.dim = 3;
+  g.n = {5003, 3, 4};
+  g.lo = {0, 0, 0};
+  g.hi = {2, 1, 1};
+  std::vector<double> u(g.size());
+  Expression("sin(7*x)*cos(2*y) + z", {}).fill(g, 0, u.data());
+  double* d = nullptr;
+  REQUIRE(cudaMalloc(&d, u.size() * sizeof(double)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(d, u.data(), u.size() * sizeof(double), cudaMemcpyHostToDevice) == cudaSuccess);
+  StatsSpec box = StatsSpec::integral(g, 0.1, -0.3);
+  box.first[0] = 3, box.count[0] = 4990, box.first[1] = 1, box.count[1] = 2, box.first[2] = 1, box.count[2] = 2;
+  for (const StatsSpec& s : {StatsSpec::plain(g), StatsSpec::integral(g, 0.1, -0.3), box}) {
+    const FieldStats host = field_stats(s, u.data()), dev = field_stats_cuda(s, d);
+    CHECK(dev.lo == host.lo);
+    CHECK(dev.hi == host.hi);
+    CHECK(dev.sum == doctest::Approx(host.sum).epsilon(1e-13));
+    for (int q = 0; q < 2; ++q) CHECK(dev.level[q] == doctest::Approx(host.level[q]).epsilon(1e-13));
+  }
+  cudaFree(d);
+}
+
 int main(int argc, char** argv) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
