@@ -327,67 +327,190 @@ struct Gathered {
   }
 };
 
-}  // namespace
+// The OpenMP thread count the caller had, given back when the run ends (a Python process goes on).
+struct RestoreThreads {
+  int n = omp_get_max_threads();
+  ~RestoreThreads() { omp_set_num_threads(n); }
+};
 
-int run_simulation(const RunOptions& opt) {
-  const auto t_start = clock_type::now();
+// One call of run_simulation, in stages (execute): the deck read, the process, grid and outputs
+// configured, the module set up, a restart placed on the time line (check stops there), the state
+// restored, the outputs opened, the time loop, the end reported. Members are the run's facts in
+// the order the stages settle them.
+class Run {
+ public:
+  explicit Run(const RunOptions& options) : opt(options) {}
+  int execute();
+
+ private:
+  void read_deck();
+  void configure_process();
+  void configure_grid();
+  void configure_outputs();
+  void set_up_module();
+  void place_restart();
+  int report_check();
+  void restore_state();
+  void open_outputs();
+  void carry_over_checkpoints();
+  void time_loop();
+  void close_outputs();
+  int report_end();
+
+  void publish();
+  void write_fields(long step, double t);
+  void diagnostics_row(long step, double t, double step_wall);
+  std::filesystem::path write_checkpoint_now(long step, double t);
+  nlohmann::json summary(const std::string& status) const;
+  bool restartable() { return !steady && !module->state().empty(); }  // (with cuda: a download)
+  double time_after(long s) const { return bench ? time.t0 + double(s) * time.dt : line->time_after(s); }
+  double points_per_second() const {
+    return step_s > 0 ? double(grid.size()) * double(done - first) / step_s : 0.0;
+  }
+  [[noreturn]] void fail_output_dir(const std::string& what) const;  // at -o or output.dir, whichever named it
+  const DeckNode& deck_root() const { return *root; }
+
+  const RunOptions& opt;
+  const clock_type::time_point t_start = clock_type::now();
+  // read_deck
+  std::optional<CheckpointInfo> saved;  // a restart given no deck: the checkpoint's own run
+  std::filesystem::path deck_file;
+  std::optional<Deck> deck;
+  std::optional<DeckNode> root;
+  std::string name, module_name;
+  const ModuleInfo* info = nullptr;
+  KeyTable key_table;
+  std::vector<DeckError> key_errors;
+  // configure_process
+  SetupContext ctx;
+  std::optional<RestoreThreads> restore_threads;
+  std::optional<SubnormalsFlushed> flushed;
+  // configure_grid
+  Grid grid, held;  // the whole grid, and the nodes this process holds
+  std::unique_ptr<Module> module;
+  std::unique_ptr<Domain> domain;
+  bool root_rank = true, steady = false, bench = false;
+  TimeSettings time;
+  // configure_outputs
+  std::optional<DeckNode> out_node;
+  std::filesystem::path out_dir;
+  std::vector<double> output_times;
+  long every = 0, diag_every = 1;
+  std::optional<CheckpointSettings> checkpoint;
+  std::vector<const WriterInfo*> writers_wanted;  // each once, in the order given
+  // set_up_module, place_restart
+  double setup_s = 0;
+  std::optional<TimeLine> line;
+  long first = 0, offset = 0;  // the run goes on from step `first`; files number steps offset + s
+  long steps = 0;
+  std::optional<CheckpointInfo> resumed;
+  // open_outputs
+  std::optional<RunDirectory> run_dir;
+  std::vector<std::unique_ptr<Writer>> writers;
+  std::vector<bool> local_fields;   // per writer: made on every rank, it takes the rank's local arrays
+  std::filesystem::path result_at;  // the output directory (rank 0's run_dir->dir()): the files once published
+  std::string device;
+  std::deque<std::string> checkpoints;  // file names, oldest first
+  bool keeps_files = false, published = false, gather_fields = false, shared_checkpoints = false;
+  // time_loop
+  double t = 0, step_s = 0, output_s = 0;  // step_s: wall time of the steps
+  long done = 0;                           // last step taken
+  int stop_signal = 0;
+  std::filesystem::path stop_checkpoint;
+  clock_type::time_point last_checkpoint = clock_type::now();
+  std::vector<Diagnostic> last_diagnostics;  // the latest row, for summary.json
+  std::optional<ErrorNorms> norms;
+  double comm_s = 0;           // the slowest rank's seconds in communication (halos, line solves)
+  std::size_t bytes_sent = 0;  // by all ranks
+};
+
+int Run::execute() {
   register_builtin_modules();
+  read_deck();
+  configure_process();
+  configure_grid();
+  configure_outputs();
+  set_up_module();
+  place_restart();
+  if (opt.mode == RunOptions::Mode::check) return report_check();
+  restore_state();
+  open_outputs();
+  try {
+    time_loop();
+    close_outputs();
+  } catch (const std::exception& e) {
+    // Files are named in the output directory, where they are or will be: a writer that opened its
+    // file while it was staged still holds the staging path, which is internal.
+    const std::string message = run_dir ? run_dir->as_published(e.what()) : e.what();
+    // The outputs written so far stay, each complete; the summary says why the run ended.
+    if (run_dir && run_dir->published()) {
+      auto j = summary("failed");
+      j["error"] = message;
+      try {
+        write_file_atomically(run_dir->path() / "summary.json", j.dump(2) + "\n");
+        run_dir->finish();
+      } catch (const Error&) {  // (the error that matters is the one being reported)
+      }
+    }
+    if (message != e.what() && dynamic_cast<const Error*>(&e)) throw Error(message);
+    throw;
+  }
+  return report_end();
+}
 
-  // 1. Read the deck and apply the command-line overrides. A restart given no deck continues the
-  // checkpoint's run: its resolved deck (after that run's --set), read as if from the deck file it
-  // came from (relative input files are found beside it), in the checkpoint's precision, and into
-  // the checkpoint's directory (unless -o or --precision say otherwise).
-  const std::optional<CheckpointInfo> saved =
-      opt.deck.empty() && !opt.deck_text && opt.restart ? std::optional(checkpoint_with_deck(*opt.restart))
-                                                         : std::nullopt;
-  const std::filesystem::path deck_file =
-      !saved ? opt.deck : saved->deck_file.empty() ? *opt.restart : std::filesystem::path(saved->deck_file);
-  Deck deck = saved          ? Deck::parse(saved->deck, deck_file.string())
-              : opt.deck_text ? Deck::parse(*opt.deck_text, opt.deck.string())
-                              : Deck::load(opt.deck);
-  for (const auto& s : opt.sets) deck.set(s);
-  const DeckNode root = deck.root();
-  const std::string name =
-      root.get_or<std::string>("name", saved ? saved->name : opt.deck_text ? "deck" : opt.deck.stem().string());
+// The deck with the command-line overrides. A restart given no deck continues the checkpoint's
+// run: its resolved deck (after that run's --set), read as if from the deck file it came from
+// (relative input files are found beside it), in the checkpoint's precision, and into the
+// checkpoint's directory (unless -o or --precision say otherwise).
+void Run::read_deck() {
+  if (opt.deck.empty() && !opt.deck_text && opt.restart) saved = checkpoint_with_deck(*opt.restart);
+  deck_file = !saved ? opt.deck : saved->deck_file.empty() ? *opt.restart : std::filesystem::path(saved->deck_file);
+  deck.emplace(saved          ? Deck::parse(saved->deck, deck_file.string())
+               : opt.deck_text ? Deck::parse(*opt.deck_text, opt.deck.string())
+                               : Deck::load(opt.deck));
+  for (const auto& s : opt.sets) deck->set(s);
+  root.emplace(deck->root());
+  const DeckNode& r = deck_root();
+  name = r.get_or<std::string>("name", saved ? saved->name : opt.deck_text ? "deck" : opt.deck.stem().string());
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
-    root.fail("name", "must be a plain file name (the base of every output file, no '/'), got '" + name + "'");
-  root.get_or<std::string>("description", "");  // free text for the reader; accepted, not used
-  const std::string module_name = root.get<std::string>("module");
-  const ModuleInfo* info = find_module(module_name);
+    r.fail("name", "must be a plain file name (the base of every output file, no '/'), got '" + name + "'");
+  r.get_or<std::string>("description", "");  // free text for the reader; accepted, not used
+  module_name = r.get<std::string>("module");
+  info = find_module(module_name);
   if (!info) {
     std::vector<std::string> names;
     for (const auto* m : registered_modules()) names.push_back(m->name);
-    root.fail("module", "unknown module: " + unknown_name_message(module_name, names));
+    r.fail("module", "unknown module: " + unknown_name_message(module_name, names));
   }
   // The deck against the module's key table: several problems are all reported now; a single one
   // after setup, if the reader (whose words are more precise) has not refused the deck by then.
-  const KeyTable key_table = deck_key_table(*info);
-  const std::vector<DeckError> key_errors = deck.check_against(key_table);
-  if (key_errors.size() > 1) throw several_errors(deck.file(), key_errors);
-  SetupContext ctx;
-  ctx.precision = pick(root, saved && !opt.precision ? std::optional(saved->precision) : opt.precision, "precision",
+  key_table = deck_key_table(*info);
+  key_errors = deck->check_against(key_table);
+  if (key_errors.size() > 1) throw several_errors(deck->file(), key_errors);
+}
+
+// Precision, backend, threads, floating-point mode and the deck's constants.
+void Run::configure_process() {
+  const DeckNode& r = deck_root();
+  ctx.precision = pick(r, saved && !opt.precision ? std::optional(saved->precision) : opt.precision, "precision",
                        kPrecisionNames, key_table);
-  ctx.backend = pick_backend(root, opt, key_table);
+  ctx.backend = pick_backend(r, opt, key_table);
   // Threads: 0 = all; at most 16 per core available (more only thrash, and the OpenMP runtime
   // fails to create very many).
   const int max_threads = 16 * omp_get_num_procs();
-  const int threads = opt.threads.value_or(root.get_or_default<int>("threads", key_table));
+  const int threads = opt.threads.value_or(r.get_or_default<int>("threads", key_table));
   if (threads < 0 || threads > max_threads) {
     const std::string valid = fmt::format("0 (all cores) to {} (16 per core), got {}", max_threads, threads);
     if (opt.threads) throw Error("--threads: must be " + valid);
-    root.fail("threads", "must be " + valid);
+    r.fail("threads", "must be " + valid);
   }
   // A check steps nothing and fills each field once: one thread, unless told otherwise, so that no
-  // OpenMP threads are started to wait and slow a process this short. The caller's count comes back
-  // at the end (a Python process goes on).
-  struct RestoreThreads {
-    int n = omp_get_max_threads();
-    ~RestoreThreads() { omp_set_num_threads(n); }
-  } const restore_threads;
+  // OpenMP threads are started to wait and slow a process this short.
+  restore_threads.emplace();
   if (threads > 0) omp_set_num_threads(threads);
   else if (opt.mode == RunOptions::Mode::check) omp_set_num_threads(1);
-  const SubnormalsFlushed flushed;
-  if (auto c = root.maybe_child("constants"))
+  flushed.emplace();
+  if (auto c = r.maybe_child("constants"))
     for (const auto& key : c->keys()) {
       for (const char* reserved : {"x", "y", "z", "t", "pi", "e", "_pi", "_e"})
         if (key == reserved)
@@ -404,11 +527,15 @@ int run_simulation(const RunOptions& opt) {
       c->require(std::isfinite(value), key, value, "a finite number");
       ctx.constants[key] = value;
     }
+}
 
-  const Grid grid = read_grid(root.child("grid"), ctx.precision);
-  std::unique_ptr<Module> module = info->create(ctx.precision);
+// The grid, the module, the grid's split over the ranks, the time settings.
+void Run::configure_grid() {
+  const DeckNode& r = deck_root();
+  grid = read_grid(r.child("grid"), ctx.precision);
+  module = info->create(ctx.precision);
   // Ranks (mpirun -np P): the grid split over them; rank 0 writes the files and the terminal.
-  const std::unique_ptr<Domain> domain = make_domain(root, grid);
+  domain = make_domain(r, grid);
   if (domain->distributed() && !module->distributes()) {
     std::vector<std::string> names;
     for (const auto* m : registered_modules())
@@ -421,40 +548,36 @@ int run_simulation(const RunOptions& opt) {
     use_cuda_device_of(host_rank());
     choose_gpu_transport();
   }
-  const bool root_rank = domain->rank() == 0;
-  const Grid held = domain->local();  // the nodes this process holds
-  const bool steady = module->steady();
-  if (steady && root.has("time"))
-    root.fail("time", "module " + module_name + " solves a steady problem: remove the time section");
-  const TimeSettings time = steady ? TimeSettings{0, 0, 0, 1} : read_time(root.child("time"), key_table);
+  root_rank = domain->rank() == 0;
+  held = domain->local();
+  steady = module->steady();
+  bench = opt.mode == RunOptions::Mode::bench;
+  if (steady && r.has("time"))
+    r.fail("time", "module " + module_name + " solves a steady problem: remove the time section");
+  time = steady ? TimeSettings{0, 0, 0, 1} : read_time(r.child("time"), key_table);
   ctx.end = time.end;
   if (!steady) ctx.dt = time.dt;
-  const auto out_node = root.maybe_child("output");
+}
+
+// Where the outputs go, when, in which formats; checkpoints.
+void Run::configure_outputs() {
+  out_node = deck_root().maybe_child("output");
   auto out_get = [&](const std::string& key, auto fallback) {  // a default worked out here
     return out_node ? out_node->get_or(key, fallback) : fallback;
   };
   const std::filesystem::path deck_out_dir = out_get("dir", std::string("output/" + name));  // (read either way)
-  const std::filesystem::path out_dir = opt.output.value_or(saved ? checkpoint_dir(*opt.restart) : deck_out_dir);
-  auto fail_output_dir = [&](const std::string& what) {  // at -o or output.dir, whichever named it
-    if (opt.output) throw Error("-o: " + what);
-    if (out_node && out_node->has("dir")) out_node->fail("dir", what);
-    throw Error(what + " (set output.dir or -o)");
-  };
-  const std::vector<double> output_times =
-      out_node && !steady ? read_output_times(*out_node, time) : std::vector<double>{};
+  out_dir = opt.output.value_or(saved ? checkpoint_dir(*opt.restart) : deck_out_dir);
+  if (out_node && !steady) output_times = read_output_times(*out_node, time);
   const bool scheduled = out_node && (out_node->has("times") || out_node->has("interval"));
   // Without a schedule, fields at about ten evenly spaced steps; with one, only at its times
   // (and every N steps if `every` is given too).
-  const long every = out_get("every", scheduled ? 0L : std::max(1L, (time.steps + 9) / 10));
-  const std::optional<CheckpointSettings> checkpoint =
-      out_node && out_node->has("checkpoint")
-          ? std::optional(read_checkpoint_settings(out_node->child("checkpoint"), key_table))
-          : std::nullopt;
-  const long diag_every = output_value<long>(out_node, "diagnostics_every", key_table);
-  std::vector<std::string> formats = output_value<std::vector<std::string>>(out_node, "formats", key_table);
+  every = out_get("every", scheduled ? 0L : std::max(1L, (time.steps + 9) / 10));
+  if (out_node && out_node->has("checkpoint"))
+    checkpoint = read_checkpoint_settings(out_node->child("checkpoint"), key_table);
+  diag_every = output_value<long>(out_node, "diagnostics_every", key_table);
+  const auto formats = output_value<std::vector<std::string>>(out_node, "formats", key_table);
   if (every < 0 || (every == 0 && !scheduled)) out_node->fail("every", "must be a positive number of steps");
   if (diag_every < 1) out_node->fail("diagnostics_every", "must be a positive number of steps");
-  std::vector<const WriterInfo*> writers_wanted;  // each once, in the order given
   for (const auto& f : formats) {
     const WriterInfo* w = find_writer(f);
     if (!w) out_node->fail("formats", unknown_name_message(f, writer_names()));
@@ -465,16 +588,25 @@ int run_simulation(const RunOptions& opt) {
     }
     writers_wanted.push_back(w);
   }
+}
 
-  // 2. Set the module up; then every key of the deck must have been used. First, is there memory
-  // for it (an allocation the system cannot back would end the run later, by the OOM killer)?
+void Run::fail_output_dir(const std::string& what) const {
+  if (opt.output) throw Error("-o: " + what);
+  if (out_node && out_node->has("dir")) out_node->fail("dir", what);
+  throw Error(what + " (set output.dir or -o)");
+}
+
+// The module set up; then every key of the deck must have been used. First, is there memory for
+// it (an allocation the system cannot back would end the run later, by the OOM killer)?
+void Run::set_up_module() {
+  const DeckNode& r = deck_root();
   const double need = module->arrays_per_point() * double(held.size()) * (ctx.precision == Precision::float32 ? 4 : 8);
   auto check_memory = [&](double available, const char* where) {
     if (available > 0 && need > available)
-      root.child("grid").fail("n", fmt::format("the {} module needs about {:.3g} GB of {} memory for {} grid points in {}, "
-                                               "and {:.3g} GB is available; use a smaller grid{}",
-                                               module_name, need / 1e9, where, grid.size(), to_string(ctx.precision),
-                                               available / 1e9, ctx.precision == Precision::float64 ? " or float" : ""));
+      r.child("grid").fail("n", fmt::format("the {} module needs about {:.3g} GB of {} memory for {} grid points in {}, "
+                                            "and {:.3g} GB is available; use a smaller grid{}",
+                                            module_name, need / 1e9, where, grid.size(), to_string(ctx.precision),
+                                            available / 1e9, ctx.precision == Precision::float64 ? " or float" : ""));
   };
   check_memory(available_host_memory(), "host");
   if (ctx.backend == Backend::cuda) check_memory(double(cuda_free_bytes()), "GPU");
@@ -485,12 +617,12 @@ int run_simulation(const RunOptions& opt) {
   std::string setup_message;
   try {
     try {
-      module->setup(grid, root.child(module_name), ctx, time.t0);
+      module->setup(grid, r.child(module_name), ctx, time.t0);
     } catch (const std::bad_alloc&) {
       const double field_gb = double(grid.size()) * (ctx.precision == Precision::float32 ? 4 : 8) / 1e9;
       throw Error(fmt::format("{}: grid.n: not enough memory for the {} module on {} grid points ({:.3g} GB per field "
                               "in {}); use a smaller grid",
-                              root.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
+                              r.child("grid").where("n"), module_name, grid.size(), field_gb, to_string(ctx.precision)));
     }
   } catch (const Error& e) {
     setup_failure = std::current_exception();
@@ -498,15 +630,15 @@ int run_simulation(const RunOptions& opt) {
   }
   if (domain->distributed()) share_failure(setup_failure ? &setup_message : nullptr, 3.0);
   if (setup_failure) std::rethrow_exception(setup_failure);
-  deck.check_unknown_keys();
+  deck->check_unknown_keys();
   if (!key_errors.empty()) throw key_errors.front();
-  audit_key_table(deck, key_table);
+  audit_key_table(*deck, key_table);
   if (auto limit = module->max_stable_dt(); limit && time.dt > *limit) {
     const std::string why = module->max_stable_dt_reason();
-    root.child("time").fail("dt", fmt::format("{:.6g} exceeds the scheme's stability limit {:.6g}{}", time.dt, *limit,
-                                              why.empty() ? "" : ": " + why));
+    r.child("time").fail("dt", fmt::format("{:.6g} exceeds the scheme's stability limit {:.6g}{}", time.dt, *limit,
+                                           why.empty() ? "" : ": " + why));
   }
-  const double setup_s = since(t_setup);
+  setup_s = since(t_setup);
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", deck_file.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
   if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files)) {
@@ -515,13 +647,14 @@ int run_simulation(const RunOptions& opt) {
       fail_output_dir(fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why));
   }
   // Checkpoints and restarts need the module's state.
-  auto restartable = [&] { return !steady && !module->state().empty(); };  // (with cuda: a download)
   if (checkpoint && !restartable())
     out_node->child("checkpoint").fail("every", fmt::format("module {} cannot be checkpointed{}", module_name,
                                                             steady ? " (a steady problem is one solve)" : ""));
-  TimeLine line(time.t0, time.end, time.dt, output_times);
-  long first = 0, offset = 0;  // the run goes on from step `first`; files number steps offset + s
-  std::optional<CheckpointInfo> resumed;
+}
+
+// The time line, and where a restart joins it.
+void Run::place_restart() {
+  line.emplace(time.t0, time.end, time.dt, output_times);
   if (opt.restart) {
     auto refuse = [&](const std::string& why) { throw Error("--restart " + opt.restart->string() + ": " + why); };
     if (!restartable()) refuse(fmt::format("module {} cannot be restarted", module_name));
@@ -540,324 +673,303 @@ int run_simulation(const RunOptions& opt) {
                          grid_text(grid)));
     if (!(c.time >= time.t0 && c.time < time.end))
       refuse(fmt::format("its time {} is not before this deck's end time {} (time.end or time.steps)", c.time, time.end));
-    if (auto s0 = line.step_at(c.time)) {
+    if (auto s0 = line->step_at(c.time)) {
       first = *s0;  // the same steps as the run that wrote it: results identical bit for bit
     } else {        // another time line (dt or output times changed): steps from the checkpoint's time
-      line = TimeLine(c.time, time.end, time.dt, output_times);
+      line.emplace(c.time, time.end, time.dt, output_times);
       offset = c.step;
     }
   }
-  if (opt.mode == RunOptions::Mode::check) {
-    // The run's first diagnostics row (step 0) refuses what is not finite: so does check.
-    if (!steady && !resumed) check_finite(module->diagnostics(time.t0), *module, held, 0, time.t0);
-    if (!opt.quiet && root_rank)
-      fmt::print("{}: OK ({} module, {} points, {})\n", deck_file.string(), module_name, grid.size(),
-                 steady ? std::string("steady: one solve") : fmt::format("{} steps", line.steps() - first));
-    return 0;
-  }
-  if (resumed) {  // every rank reads the whole arrays and keeps its box: any rank count continues any checkpoint
-    if (domain->distributed()) {
-      const std::vector<StateArray> mine = module->state();
-      std::vector<StateArray> whole;
-      std::vector<std::vector<double>> storage;  // (float data in double-sized storage)
-      for (const StateArray& a : mine) {
-        const index_t count = a.count / held.size() * grid.size();
-        storage.emplace_back(count);
-        whole.push_back({a.name, a.precision, storage.back().data(), count});
-      }
-      read_checkpoint_state(*opt.restart, whole);
-      for (std::size_t i = 0; i < mine.size(); ++i) {
-        const int per_node = int(mine[i].count / held.size());
-        if (mine[i].precision == Precision::float32)
-          domain->take_local(static_cast<const float*>(whole[i].data), static_cast<float*>(mine[i].data), per_node);
-        else
-          domain->take_local(static_cast<const double*>(whole[i].data), static_cast<double*>(mine[i].data), per_node);
-      }
-    } else {
-      read_checkpoint_state(*opt.restart, module->state());
-    }
-    module->state_restored();
-  }
-  const bool bench = opt.mode == RunOptions::Mode::bench;
-  const long steps = steady ? 1 : bench ? (opt.bench_steps > 0 ? opt.bench_steps : time.steps) : line.steps();
-  auto time_after = [&](long s) { return bench ? time.t0 + double(s) * time.dt : line.time_after(s); };
+  steps = steady ? 1 : bench ? (opt.bench_steps > 0 ? opt.bench_steps : time.steps) : line->steps();
+}
 
-  // 3. The output directory and the writers. Files go into a staging directory until the first
-  // output is complete; publish() then makes it the output directory (outputs/run_directory.hpp).
-  // An in-process run may write no files (opt.files) and add a writer of its own (opt.capture),
-  // which gets the same fields at the same output times. Without files there is no run_dir, so
-  // no checkpoints either (nor in bench).
-  std::optional<RunDirectory> run_dir;
-  std::vector<std::unique_ptr<Writer>> writers;
-  std::vector<bool> local_fields;  // per writer: made on every rank, it takes the rank's local arrays
-  std::filesystem::path result_at;  // the output directory (rank 0's run_dir->dir()): the files once published
-  const std::string device = ctx.backend == Backend::cuda ? cuda_device_name() : "cpu";
-  std::deque<std::string> checkpoints;  // file names, oldest first
-  if (!bench) {
-    RunAttributes attributes = {
-        {"tridsim_version", TRIDSIM_VERSION},
-        {"tridsim_revision", TRIDSIM_GIT_REVISION},
-        {"deck_file", deck_file.string()},
-        {"deck_resolved", deck.resolved_text()},
-        {"module", module_name},
-        {"backend", std::string(to_string(ctx.backend))},
-        {"device", device},
-        {"precision", std::string(to_string(ctx.precision))},
-        {"threads", std::to_string(omp_get_max_threads())},
-    };
-    if (opt.files && root_rank) {
-      try {
-        run_dir.emplace(out_dir, name);
-      } catch (const Error& e) {
-        fail_output_dir(e.what());
-      }
+// check: the run's first diagnostics row (step 0) refuses what is not finite, so does check.
+int Run::report_check() {
+  if (!steady && !resumed) check_finite(module->diagnostics(time.t0), *module, held, 0, time.t0);
+  if (!opt.quiet && root_rank)
+    fmt::print("{}: OK ({} module, {} points, {})\n", deck_file.string(), module_name, grid.size(),
+               steady ? std::string("steady: one solve") : fmt::format("{} steps", line->steps() - first));
+  return 0;
+}
+
+// A restart's state: every rank reads the whole arrays and keeps its box, so that any rank count
+// continues any checkpoint.
+void Run::restore_state() {
+  if (!resumed) return;
+  if (domain->distributed()) {
+    const std::vector<StateArray> mine = module->state();
+    std::vector<StateArray> whole;
+    std::vector<std::vector<double>> storage;  // (float data in double-sized storage)
+    for (const StateArray& a : mine) {
+      const index_t count = a.count / held.size() * grid.size();
+      storage.emplace_back(count);
+      whole.push_back({a.name, a.precision, storage.back().data(), count});
     }
-    std::filesystem::path files_at = run_dir ? run_dir->path() : std::filesystem::path();
-    result_at = run_dir ? run_dir->dir() : std::filesystem::path();
-    // A restart continues the previous result in the directory: its outputs before this run's
-    // first step, and its checkpoints up to the one restarted from, are carried over.
-    bool continues = resumed && run_dir && run_dir->previous_result_is(name);
-    // A writer that writes from every rank (parallel HDF5) is made on every rank, in the directory
-    // rank 0 made and with rank 0's facts; the others on rank 0 alone.
-    auto on_every_rank = [&](const WriterInfo* w) {
-      return domain->distributed() && w->fields == WriterInfo::Fields::collective;
-    };
-    if (opt.files && std::any_of(writers_wanted.begin(), writers_wanted.end(), on_every_rank)) {
-      files_at = domain->broadcast(files_at.string());
-      result_at = domain->broadcast(result_at.string());
-      continues = domain->any(continues);
-      for (auto& [key, value] : attributes) value = domain->broadcast(value);  // (threads may differ)
+    read_checkpoint_state(*opt.restart, whole);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const int per_node = int(mine[i].count / held.size());
+      if (mine[i].precision == Precision::float32)
+        domain->take_local(static_cast<const float*>(whole[i].data), static_cast<float*>(mine[i].data), per_node);
+      else
+        domain->take_local(static_cast<const double*>(whole[i].data), static_cast<double*>(mine[i].data), per_node);
     }
-    if (opt.files)
-      for (const auto* w : writers_wanted) {
-        if (!root_rank && !on_every_rank(w)) continue;
-        try {
-          writers.push_back(w->create(WriterSetup{files_at, name, grid, attributes, on_every_rank(w) ? domain.get() : nullptr}));
-        } catch (const Error& e) {  // (named in the output directory, not the staging one)
-          if (run_dir) throw Error(run_dir->as_published(e.what()));
-          throw;
-        }
-        writers.back()->set_dir(files_at);
-        local_fields.push_back(on_every_rank(w));
-      }
-    if (opt.capture && root_rank) {
-      writers.push_back(opt.capture(WriterSetup{{}, name, grid, attributes}));
-      local_fields.push_back(false);
-    }
-    if (continues)
-      for (auto& w : writers) w->resume(result_at, offset + first);
-    if (continues && run_dir) {
-      const std::regex numbered(name + "_checkpoint_([0-9]+)\\.h5");
-      std::vector<std::pair<long, std::string>> found;
-      for (const auto& e : std::filesystem::directory_iterator(run_dir->dir())) {
-        std::smatch m;
-        const std::string file = e.path().filename().string();
-        if (std::regex_match(file, m, numbered) && std::stol(m[1]) <= resumed->step) found.emplace_back(std::stol(m[1]), file);
-      }
-      std::sort(found.begin(), found.end());
-      for (const auto& [step, file] : found) {
-        link_or_copy(run_dir->dir() / file, run_dir->path() / file);
-        checkpoints.push_back(file);
-      }
-    }
+  } else {
+    read_checkpoint_state(*opt.restart, module->state());
   }
-  const bool keeps_files = !bench && opt.files;  // (run_dir: rank 0's; the other ranks take part in checkpoints)
-  bool published = false;
-  auto publish = [&] {  // (on every rank: the writers there write where rank 0 publishes)
-    if (published || result_at.empty()) return;
-    published = true;
-    if (run_dir) run_dir->publish();
-    for (auto& w : writers) w->set_dir(result_at);
-  };
+  module->state_restored();
+}
+
+// The output directory and the writers. Files go into a staging directory until the first output
+// is complete; publish() then makes it the output directory (outputs/run_directory.hpp). An
+// in-process run may write no files (opt.files) and add a writer of its own (opt.capture), which
+// gets the same fields at the same output times. Without files there is no run_dir, so no
+// checkpoints either (nor in bench).
+void Run::open_outputs() {
+  device = ctx.backend == Backend::cuda ? cuda_device_name() : "cpu";
+  keeps_files = !bench && opt.files;  // (run_dir: rank 0's; the other ranks take part in checkpoints)
   // A distributed run gathers its fields to rank 0 for the writers there that take the whole grid.
-  const bool gather_fields =
-      domain->distributed() &&
-      (opt.capture || (opt.files && std::any_of(writers_wanted.begin(), writers_wanted.end(), [](const WriterInfo* w) {
-                         return w->fields == WriterInfo::Fields::gathered;
-                       })));
-  double output_s = 0;
-  auto write_fields = [&](long step, double t) {
-    const auto t0 = clock_type::now();
-    const auto local = module->fields();
-    auto fields = local;
-    Gathered whole;
-    if (gather_fields)
-      for (FieldRef& f : fields) f.data = whole.add(*domain, f.precision, f.data, f.components);
-    for (std::size_t i = 0; i < writers.size(); ++i) writers[i]->write(int(step), t, local_fields[i] ? local : fields);
-    publish();
-    output_s += since(t0);
+  gather_fields = domain->distributed() &&
+                  (opt.capture || (opt.files && std::any_of(writers_wanted.begin(), writers_wanted.end(),
+                                                            [](const WriterInfo* w) {
+                                                              return w->fields == WriterInfo::Fields::gathered;
+                                                            })));
+  shared_checkpoints = hdf5_collective(domain.get());  // every rank writes its part of each
+  if (bench) return;
+  RunAttributes attributes = {
+      {"tridsim_version", TRIDSIM_VERSION},   {"tridsim_revision", TRIDSIM_GIT_REVISION},
+      {"deck_file", deck_file.string()},      {"deck_resolved", deck->resolved_text()},
+      {"module", module_name},                {"backend", std::string(to_string(ctx.backend))},
+      {"device", device},                     {"precision", std::string(to_string(ctx.precision))},
+      {"threads", std::to_string(omp_get_max_threads())},
   };
-  std::vector<Diagnostic> last_diagnostics;  // the latest row, for summary.json
-  auto diagnostics_row = [&](long step, double t, double step_wall) {
-    auto diags = module->diagnostics(t);
-    last_diagnostics = diags;
-    check_finite(diags, *module, held, step, t);
-    if (writers.empty()) return;
-    const auto t0 = clock_type::now();
-    diags.insert(diags.begin(), Diagnostic{"step_wall_s", step_wall});
-    for (auto& w : writers) w->write_diagnostics(step, t, diags);
-    output_s += since(t0);
-  };
-  auto last_checkpoint = clock_type::now();
-  const bool shared_checkpoints = hdf5_collective(domain.get());  // every rank writes its part of each
-  auto write_checkpoint_now = [&](long step, double t) {
-    const auto t0 = clock_type::now();
-    const std::string file = fmt::format("{}_checkpoint_{:06d}.h5", name, step);
-    std::vector<StateArray> state = module->state();
-    Gathered whole;
-    if (domain->distributed() && !shared_checkpoints)
-      for (StateArray& a : state) {
-        const int per_node = int(a.count / held.size());
-        a.data = const_cast<void*>(whole.add(*domain, a.precision, a.data, per_node));
-        a.count = per_node * grid.size();
-      }
-    last_checkpoint = clock_type::now();
-    std::filesystem::path at = run_dir ? run_dir->path() : std::filesystem::path();  // (rank 0's)
-    if (shared_checkpoints) at = domain->broadcast(at.string());
-    else if (!root_rank) return out_dir / file;
-    write_checkpoint(at / file,
-                     {module_name, std::string(to_string(ctx.precision)), TRIDSIM_VERSION, TRIDSIM_GIT_REVISION,
-                      deck.resolved_text(), step, t, grid, name,
-                      deck_file.empty() ? "" : std::filesystem::absolute(deck_file).string()},
-                     state, shared_checkpoints ? domain.get() : nullptr);
-    if (!root_rank) return out_dir / file;
-    checkpoints.push_back(file);
-    for (std::error_code ec; long(checkpoints.size()) > (checkpoint ? checkpoint->keep : 1); checkpoints.pop_front())
-      std::filesystem::remove(run_dir->path() / checkpoints.front(), ec);
-    last_checkpoint = clock_type::now();
-    output_s += since(t0);
-    return out_dir / file;
-  };
-
-  // 4. Time loop.
-  double t = time_after(first);
-  std::optional<StopSignals> signals;
-  int stop_signal = 0;
-  std::filesystem::path stop_checkpoint;
-  double step_s = 0;  // wall time of the steps
-  long done = first;  // last step taken
-  decltype(module->error_norms(t)) norms;
-  double comm_s = 0;             // the slowest rank's seconds in communication (halos, line solves)
-  std::size_t bytes_sent = 0;    // by all ranks
-  auto points_per_second = [&] { return step_s > 0 ? double(grid.size()) * double(done - first) / step_s : 0.0; };
-  auto summary = [&](const std::string& status) {
-    const long run_steps = done - first;
-    nlohmann::json j = {
-        {"status", status},
-        {"deck", deck_file.string()},
-        {"name", name},
-        {"module", module_name},
-        {"backend", to_string(ctx.backend)},
-        {"device", device},
-        {"precision", std::string(to_string(ctx.precision))},
-        {"threads", omp_get_max_threads()},
-        {"version", TRIDSIM_VERSION},
-        {"revision", TRIDSIM_GIT_REVISION},
-        {"deck_resolved", deck.resolved_text()},  // after --set
-        {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
-        {"wall_time_s",
-         {{"setup", setup_s}, {steady ? "solve" : "steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
-        {"grid_points_per_second", points_per_second()},
-    };
-    if (!steady) {  // (a steady problem is one solve: it has no time step and no time)
-      j["time"] = {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}};
-      j["seconds_per_step"] = run_steps > 0 ? step_s / double(run_steps) : 0.0;
+  if (opt.files && root_rank) {
+    try {
+      run_dir.emplace(out_dir, name);
+    } catch (const Error& e) {
+      fail_output_dir(e.what());
     }
-    for (const Diagnostic& d : last_diagnostics) {
-      j["diagnostics"][d.name] = d.value;
-      if (!d.unit.empty()) j["diagnostics_units"][d.name] = d.unit;
-    }
-    if (domain->distributed())
-      j["parallel"] = {{"ranks", domain->size()},
-                       {"process_grid", std::vector<int>(domain->layout().ranks.begin(), domain->layout().ranks.begin() + grid.dim)},
-                       {"communication_s", comm_s},
-                       {"bytes_sent", bytes_sent},
-                       {"hdf5", shared_checkpoints ? "collective" : "gathered"}};  // (parallel HDF5, or rank 0 alone)
-    if (domain->distributed() && ctx.backend == Backend::cuda) j["parallel"]["gpu_transport"] = gpu_transport();
-    if (resumed)
-      j["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
-    if (!checkpoints.empty()) j["checkpoint"] = (out_dir / checkpoints.back()).string();
-    if (norms) j["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}};
-    if (norms && !steady) j["error"]["time"] = t;
-    if (stop_signal) j["stopped_by"] = strsignal(stop_signal);
-    return j;
-  };
-  try {
-    if (!steady) {  // (a steady module has no initial state worth writing)
-      // A restarted run writes its first step only where the uninterrupted run did, so that a
-      // continued series is that run's.
-      const long step = offset + first;
-      if (!resumed || step % diag_every == 0) diagnostics_row(step, t, 0.0);
-      if (!bench && (!resumed || (every > 0 && step % every == 0) || line.ends_stretch(first))) write_fields(step, t);
-    }
-    if (bench && !steady && steps > 0) {  // untimed: first launches load the kernels, first touches map memory
-      module->step(time.t0, time.dt);
-      module->wait();
-    }
-    if (!bench && opt.catch_signals) signals.emplace();
-    Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady) && root_rank);
-    // Steps may be queued on a device: the clock runs from the first step after the last look at
-    // the results to the end of the wait before the next look.
-    long queued = 0;
-    auto window = clock_type::now();
-    for (long s = first + 1; s <= steps; ++s) {
-      const double dt = bench || steady || !line.ends_stretch(s) ? time.dt : line.time_after(s) - t;
-      if (queued == 0) window = clock_type::now();
-      module->step(t, dt);
-      ++queued;
-      done = s;
-      t = steady ? t : time_after(s);
-      const long step = offset + s;
-      stop_signal = signals ? int(g_stop_signal) : 0;
-      if (opt.on_step && opt.on_step(step, t, time.end)) stop_signal = SIGINT;
-      if (domain->distributed()) stop_signal = int(domain->max(stop_signal));  // every rank stops at the same step
-      const bool write = !bench && ((every > 0 && step % every == 0) || line.ends_stretch(s));
-      const bool diagnose = step % diag_every == 0 || s == steps || write;
-      const bool save = keeps_files && checkpoint &&
-                        ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
-                         (checkpoint->wall > 0 && domain->any(since(last_checkpoint) >= checkpoint->wall)));
-      if (diagnose || write || save || stop_signal) {
-        module->wait();
-        const double wall = since(window);
-        step_s += wall;
-        if (diagnose) diagnostics_row(step, t, wall / double(queued));
-        if (write) write_fields(step, t);
-        if (save || (keeps_files && stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
-        queued = 0;
-      }
-      progress.update(s - first, t);
-      if (s == steps) stop_signal = 0;  // the run is complete anyway
-      if (stop_signal) break;
-    }
-    progress.finish();
-    signals.reset();
-    if (!stop_signal) norms = module->error_norms(t);
-    comm_s = domain->max(domain->comm_seconds());
-    bytes_sent = std::size_t(domain->sum(double(domain->bytes_sent())));
-
-    // 5. Close the writers and write the summary.
-    const auto t_close = clock_type::now();
-    publish();  // (a run that wrote no fields)
-    for (auto& w : writers) w->close();
-    if (run_dir) run_dir->require_intact();  // (files written into a deleted directory are lost)
-    output_s += since(t_close);
-  } catch (const std::exception& e) {
-    // Files are named in the output directory, where they are or will be: a writer that opened its
-    // file while it was staged still holds the staging path, which is internal.
-    const std::string message = run_dir ? run_dir->as_published(e.what()) : e.what();
-    // The outputs written so far stay, each complete; the summary says why the run ended.
-    if (run_dir && run_dir->published()) {
-      auto j = summary("failed");
-      j["error"] = message;
-      try {
-        write_file_atomically(run_dir->path() / "summary.json", j.dump(2) + "\n");
-        run_dir->finish();
-      } catch (const Error&) {  // (the error that matters is the one being reported)
-      }
-    }
-    if (message != e.what() && dynamic_cast<const Error*>(&e)) throw Error(message);
-    throw;
   }
+  std::filesystem::path files_at = run_dir ? run_dir->path() : std::filesystem::path();
+  result_at = run_dir ? run_dir->dir() : std::filesystem::path();
+  // A restart continues the previous result in the directory: its outputs before this run's
+  // first step, and its checkpoints up to the one restarted from, are carried over.
+  bool continues = resumed && run_dir && run_dir->previous_result_is(name);
+  // A writer that writes from every rank (parallel HDF5) is made on every rank, in the directory
+  // rank 0 made and with rank 0's facts; the others on rank 0 alone.
+  auto on_every_rank = [&](const WriterInfo* w) {
+    return domain->distributed() && w->fields == WriterInfo::Fields::collective;
+  };
+  if (opt.files && std::any_of(writers_wanted.begin(), writers_wanted.end(), on_every_rank)) {
+    files_at = domain->broadcast(files_at.string());
+    result_at = domain->broadcast(result_at.string());
+    continues = domain->any(continues);
+    for (auto& [key, value] : attributes) value = domain->broadcast(value);  // (threads may differ)
+  }
+  if (opt.files)
+    for (const auto* w : writers_wanted) {
+      if (!root_rank && !on_every_rank(w)) continue;
+      try {
+        writers.push_back(w->create(WriterSetup{files_at, name, grid, attributes, on_every_rank(w) ? domain.get() : nullptr}));
+      } catch (const Error& e) {  // (named in the output directory, not the staging one)
+        if (run_dir) throw Error(run_dir->as_published(e.what()));
+        throw;
+      }
+      writers.back()->set_dir(files_at);
+      local_fields.push_back(on_every_rank(w));
+    }
+  if (opt.capture && root_rank) {
+    writers.push_back(opt.capture(WriterSetup{{}, name, grid, attributes}));
+    local_fields.push_back(false);
+  }
+  if (continues) {
+    for (auto& w : writers) w->resume(result_at, offset + first);
+    if (run_dir) carry_over_checkpoints();
+  }
+}
+
+void Run::carry_over_checkpoints() {
+  const std::regex numbered(name + "_checkpoint_([0-9]+)\\.h5");
+  std::vector<std::pair<long, std::string>> found;
+  for (const auto& e : std::filesystem::directory_iterator(run_dir->dir())) {
+    std::smatch m;
+    const std::string file = e.path().filename().string();
+    if (std::regex_match(file, m, numbered) && std::stol(m[1]) <= resumed->step) found.emplace_back(std::stol(m[1]), file);
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [step, file] : found) {
+    link_or_copy(run_dir->dir() / file, run_dir->path() / file);
+    checkpoints.push_back(file);
+  }
+}
+
+void Run::publish() {  // (on every rank: the writers there write where rank 0 publishes)
+  if (published || result_at.empty()) return;
+  published = true;
+  if (run_dir) run_dir->publish();
+  for (auto& w : writers) w->set_dir(result_at);
+}
+
+void Run::write_fields(long step, double at) {
+  const auto t0 = clock_type::now();
+  const auto local = module->fields();
+  auto fields = local;
+  Gathered whole;
+  if (gather_fields)
+    for (FieldRef& f : fields) f.data = whole.add(*domain, f.precision, f.data, f.components);
+  for (std::size_t i = 0; i < writers.size(); ++i) writers[i]->write(int(step), at, local_fields[i] ? local : fields);
+  publish();
+  output_s += since(t0);
+}
+
+void Run::diagnostics_row(long step, double at, double step_wall) {
+  auto diags = module->diagnostics(at);
+  last_diagnostics = diags;
+  check_finite(diags, *module, held, step, at);
+  if (writers.empty()) return;
+  const auto t0 = clock_type::now();
+  diags.insert(diags.begin(), Diagnostic{"step_wall_s", step_wall});
+  for (auto& w : writers) w->write_diagnostics(step, at, diags);
+  output_s += since(t0);
+}
+
+std::filesystem::path Run::write_checkpoint_now(long step, double at) {
+  const auto t0 = clock_type::now();
+  const std::string file = fmt::format("{}_checkpoint_{:06d}.h5", name, step);
+  std::vector<StateArray> state = module->state();
+  Gathered whole;
+  if (domain->distributed() && !shared_checkpoints)
+    for (StateArray& a : state) {
+      const int per_node = int(a.count / held.size());
+      a.data = const_cast<void*>(whole.add(*domain, a.precision, a.data, per_node));
+      a.count = per_node * grid.size();
+    }
+  last_checkpoint = clock_type::now();
+  std::filesystem::path at_dir = run_dir ? run_dir->path() : std::filesystem::path();  // (rank 0's)
+  if (shared_checkpoints) at_dir = domain->broadcast(at_dir.string());
+  else if (!root_rank) return out_dir / file;
+  write_checkpoint(at_dir / file,
+                   {module_name, std::string(to_string(ctx.precision)), TRIDSIM_VERSION, TRIDSIM_GIT_REVISION,
+                    deck->resolved_text(), step, at, grid, name,
+                    deck_file.empty() ? "" : std::filesystem::absolute(deck_file).string()},
+                   state, shared_checkpoints ? domain.get() : nullptr);
+  if (!root_rank) return out_dir / file;
+  checkpoints.push_back(file);
+  for (std::error_code ec; long(checkpoints.size()) > (checkpoint ? checkpoint->keep : 1); checkpoints.pop_front())
+    std::filesystem::remove(run_dir->path() / checkpoints.front(), ec);
+  last_checkpoint = clock_type::now();
+  output_s += since(t0);
+  return out_dir / file;
+}
+
+void Run::time_loop() {
+  t = time_after(first);
+  done = first;
+  if (!steady) {  // (a steady module has no initial state worth writing)
+    // A restarted run writes its first step only where the uninterrupted run did, so that a
+    // continued series is that run's.
+    const long step = offset + first;
+    if (!resumed || step % diag_every == 0) diagnostics_row(step, t, 0.0);
+    if (!bench && (!resumed || (every > 0 && step % every == 0) || line->ends_stretch(first))) write_fields(step, t);
+  }
+  if (bench && !steady && steps > 0) {  // untimed: first launches load the kernels, first touches map memory
+    module->step(time.t0, time.dt);
+    module->wait();
+  }
+  std::optional<StopSignals> signals;
+  if (!bench && opt.catch_signals) signals.emplace();
+  Progress progress(steps - first, !(opt.no_progress || opt.quiet || steady) && root_rank);
+  // Steps may be queued on a device: the clock runs from the first step after the last look at
+  // the results to the end of the wait before the next look.
+  long queued = 0;
+  auto window = clock_type::now();
+  for (long s = first + 1; s <= steps; ++s) {
+    const double dt = bench || steady || !line->ends_stretch(s) ? time.dt : line->time_after(s) - t;
+    if (queued == 0) window = clock_type::now();
+    module->step(t, dt);
+    ++queued;
+    done = s;
+    t = steady ? t : time_after(s);
+    const long step = offset + s;
+    stop_signal = signals ? int(g_stop_signal) : 0;
+    if (opt.on_step && opt.on_step(step, t, time.end)) stop_signal = SIGINT;
+    if (domain->distributed()) stop_signal = int(domain->max(stop_signal));  // every rank stops at the same step
+    const bool write = !bench && ((every > 0 && step % every == 0) || line->ends_stretch(s));
+    const bool diagnose = step % diag_every == 0 || s == steps || write;
+    const bool save = keeps_files && checkpoint &&
+                      ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
+                       (checkpoint->wall > 0 && domain->any(since(last_checkpoint) >= checkpoint->wall)));
+    if (diagnose || write || save || stop_signal) {
+      module->wait();
+      const double wall = since(window);
+      step_s += wall;
+      if (diagnose) diagnostics_row(step, t, wall / double(queued));
+      if (write) write_fields(step, t);
+      if (save || (keeps_files && stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
+      queued = 0;
+    }
+    progress.update(s - first, t);
+    if (s == steps) stop_signal = 0;  // the run is complete anyway
+    if (stop_signal) break;
+  }
+  progress.finish();
+  signals.reset();
+  if (!stop_signal) norms = module->error_norms(t);
+  comm_s = domain->max(domain->comm_seconds());
+  bytes_sent = std::size_t(domain->sum(double(domain->bytes_sent())));
+}
+
+void Run::close_outputs() {
+  const auto t_close = clock_type::now();
+  publish();  // (a run that wrote no fields)
+  for (auto& w : writers) w->close();
+  if (run_dir) run_dir->require_intact();  // (files written into a deleted directory are lost)
+  output_s += since(t_close);
+}
+
+nlohmann::json Run::summary(const std::string& status) const {
+  const long run_steps = done - first;
+  nlohmann::json j = {
+      {"status", status},
+      {"deck", deck_file.string()},
+      {"name", name},
+      {"module", module_name},
+      {"backend", to_string(ctx.backend)},
+      {"device", device},
+      {"precision", std::string(to_string(ctx.precision))},
+      {"threads", omp_get_max_threads()},
+      {"version", TRIDSIM_VERSION},
+      {"revision", TRIDSIM_GIT_REVISION},
+      {"deck_resolved", deck->resolved_text()},  // after --set
+      {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
+      {"wall_time_s",
+       {{"setup", setup_s}, {steady ? "solve" : "steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
+      {"grid_points_per_second", points_per_second()},
+  };
+  if (!steady) {  // (a steady problem is one solve: it has no time step and no time)
+    j["time"] = {{"start", time_after(first)}, {"end", t}, {"dt", time.dt}, {"steps", run_steps}};
+    j["seconds_per_step"] = run_steps > 0 ? step_s / double(run_steps) : 0.0;
+  }
+  for (const Diagnostic& d : last_diagnostics) {
+    j["diagnostics"][d.name] = d.value;
+    if (!d.unit.empty()) j["diagnostics_units"][d.name] = d.unit;
+  }
+  if (domain->distributed())
+    j["parallel"] = {{"ranks", domain->size()},
+                     {"process_grid", std::vector<int>(domain->layout().ranks.begin(), domain->layout().ranks.begin() + grid.dim)},
+                     {"communication_s", comm_s},
+                     {"bytes_sent", bytes_sent},
+                     {"hdf5", shared_checkpoints ? "collective" : "gathered"}};  // (parallel HDF5, or rank 0 alone)
+  if (domain->distributed() && ctx.backend == Backend::cuda) j["parallel"]["gpu_transport"] = gpu_transport();
+  if (resumed) j["restarted_from"] = {{"file", opt.restart->string()}, {"step", resumed->step}, {"time", resumed->time}};
+  if (!checkpoints.empty()) j["checkpoint"] = (out_dir / checkpoints.back()).string();
+  if (norms) j["error"] = {{"field", norms->field}, {"l2", norms->l2}, {"max", norms->max}};
+  if (norms && !steady) j["error"]["time"] = t;
+  if (stop_signal) j["stopped_by"] = strsignal(stop_signal);
+  return j;
+}
+
+// The end on the terminal and in summary.json; the exit status.
+int Run::report_end() {
   const long run_steps = done - first;
   if (!root_rank) return stop_signal ? 128 + stop_signal : 0;
   if (!opt.quiet && !stop_signal) {
@@ -889,5 +1001,9 @@ int run_simulation(const RunOptions& opt) {
   if (!opt.quiet && run_dir) fmt::print("results in {}\n", out_dir.string());
   return 0;
 }
+
+}  // namespace
+
+int run_simulation(const RunOptions& opt) { return Run(opt).execute(); }
 
 }  // namespace tridsim
