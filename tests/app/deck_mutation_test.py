@@ -6,7 +6,7 @@ re-indented; a value replaced by a wrong type, a negative, zero, huge, tiny, NaN
 list or a map; a list element replaced; the file truncated; garbage bytes inserted; lines
 swapped), one to three at a time. `tridsim check` runs on every mutant, and `tridsim run` on a
 few with the grid shrunk and the time line cut short by --set. Each must exit 0, or 1 with one
-line "error: ..." on stderr (README: exit codes); a signal, another exit code, "internal error",
+line "error: ..." on stderr (docs/outputs.md: exit codes); a signal, another exit code, "internal error",
 more lines (but for "error: FILE: N errors:" and one indented line per error, when one pass
 finds several) or a hang fails the test. Each process may use 4 GB (a legal but enormous grid must
 fail to allocate, cleanly). The mutants that fail are left in WORK_DIR/failed/.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest package_cpu_consumer (label package): a CPU program builds against the installed package
 # with VTK, MPI and CUDA out of reach. The build tree is installed into a prefix (a copy: seconds),
-# the README's library example (examples/cpp, solve_lines) is configured with
+# the library example of docs/library.md (examples/cpp, solve_lines) is configured with
 # CMAKE_DISABLE_FIND_PACKAGE_{VTK,MPI,CUDAToolkit,CUDA}=ON, so any find_package of them in
 # tridsimConfig.cmake would fail it, built and run; and the installed export names no VTK::,
 # MPI:: or CUDA:: target (which a consumer would have to define).

@@ -5,12 +5,12 @@
 #     installed header says what it offers and its namespace in its first lines, and that the
 #     installed tridsim program runs from the prefix (a shared libtridsim found by its RPATH);
 #  2. configure and build this folder (mysim) against it with find_package(tridsim), and the
-#     README's example program examples/cpp (solve_lines), which must run and pass;
+#     example program of docs/library.md, examples/cpp (solve_lines), which must run and pass;
 #  3. run decay.yaml with both schemes and both precisions and check the error norms in
 #     summary.json against bounds derived below; check that a misspelled key is an error;
 #  4. check the file of the out-of-tree output format "probe" (probe_writer.cpp), and that an
 #     unknown format is an error listing the registered ones.
-# First it checks that the code blocks docs/extending.md and README.md quote from here and from
+# First it checks that the code blocks docs/extending.md and docs/library.md quote from here and from
 # examples/cpp are still verbatim.
 # Usage: run_extension_test.sh CMAKE TRIDSIM_BUILD_DIR WORK_DIR GENERATOR CXX_COMPILER CONFIG PYTHON
 set -euo pipefail
@@ -21,8 +21,8 @@ prefix=$work/prefix build=$work/build runs=$work/runs
 rm -rf "$prefix" "$build" "$build-example" "$runs"
 mkdir -p "$runs"
 
-echo "== 0. docs/extending.md and README.md quote these files verbatim"
-"$python" - "$here/../.." docs/extending.md README.md <<'PY'
+echo "== 0. docs/extending.md and docs/library.md quote these files verbatim"
+"$python" - "$here/../.." docs/extending.md docs/library.md <<'PY'
 import pathlib, re, sys
 root = pathlib.Path(sys.argv[1])
 for doc in (root / d for d in sys.argv[2:]):

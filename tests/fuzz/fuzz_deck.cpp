@@ -2,7 +2,7 @@
 // (run_simulation in check mode: deck loading, every module's setup, unknown keys, output dir).
 // A tridsim::Error is the expected answer to a bad deck; a crash, a sanitizer report, any other
 // exception (libFuzzer reports it as a crash), a hang or a huge allocation is a bug.
-// Build and run: tools/fuzz.sh (README, "Fuzzing and deck mutation").
+// Build and run: tools/fuzz.sh (docs/testing.md, "Fuzzing and deck mutation").
 #include <omp.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
