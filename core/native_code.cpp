@@ -45,6 +45,28 @@ std::string compiler() {
 const std::vector<std::string> kFlags = {"-x", "c++", "-std=c++17", "-O3", "-march=native", "-ffp-contract=off",
                                          "-fno-math-errno", "-fno-builtin", "-fPIC", "-shared", "-w"};
 
+// What -march=native compiles for: the processor's model and instruction sets. Part of the cache's
+// key, so that a cache in a home directory shared by different machines (a cluster's login and
+// compute nodes) never hands one of them code for another's instructions.
+const std::string& processor() {
+  static const std::string id = [] {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, model, flags;
+    while (std::getline(in, line) && (model.empty() || flags.empty())) {
+      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+      if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0)) flags = line;
+    }
+    return model + '\n' + flags;
+  }();
+  return id;
+}
+
+std::string host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "host";
+  return name;
+}
+
 fs::path cache_dir() {
   if (std::string d = env("TRIDSIM_CACHE_DIR"); !d.empty()) return d;
   if (std::string d = env("XDG_CACHE_HOME"); !d.empty()) return fs::path(d) / "tridsim";
@@ -106,10 +128,11 @@ Compiled build(const std::string& source) {
   for (const auto& f : kFlags) command += " " + f;
   const fs::path dir = cache_dir();
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  const bool created = fs::create_directories(dir, ec);
   if (ec) return {nullptr, fmt::format("cannot create the cache directory {} ({})", dir.string(), ec.message())};
-  fs::permissions(dir, fs::perms::owner_all, ec);  // (the shared objects are loaded into this process)
-  const std::string key = fmt::format("{:016x}", std::hash<std::string>{}(command + '\n' + source));
+  if (created) fs::permissions(dir, fs::perms::owner_all, ec);  // (its code is loaded into the process)
+  const std::string key =
+      fmt::format("{:016x}", std::hash<std::string>{}(command + '\n' + processor() + '\n' + source));
   const fs::path src = dir / (key + ".cpp"), so = dir / (key + ".so");
   auto open = [&](const fs::path& p) -> Compiled {
     void* h = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -121,7 +144,7 @@ Compiled build(const std::string& source) {
   }
   // Compile under names of this process's own, then rename: concurrent runs (MPI ranks, tests)
   // never load a half-written file. The .so is in place before the .cpp that vouches for it.
-  const std::string mine = fmt::format("{}.{}", key, ::getpid());
+  const std::string mine = fmt::format("{}.{}.{}", key, host(), ::getpid());
   const fs::path tmp_src = dir / (mine + ".cpp"), tmp_so = dir / (mine + ".so"), log = dir / (key + ".log");
   if (!write_file(tmp_src, source)) return {nullptr, fmt::format("cannot write {}", tmp_src.string())};
   std::vector<std::string> argv = {cxx};

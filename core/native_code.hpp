@@ -1,8 +1,8 @@
 #pragma once
 // C++ source generated at run time (deck expressions translated from muparser's bytecode) compiled
 // into a shared object by the system's C++ compiler and opened with dlopen (namespace tridsim).
-// Shared objects are cached in a directory, keyed by a hash of the source and the compiler's
-// command: a deck run again, or checked and then run, compiles nothing. Environment:
+// Shared objects are cached in a directory, keyed by a hash of the source, the compiler's command
+// and the processor: a deck run again, or checked and then run, compiles nothing. Environment:
 //   TRIDSIM_CXX        the compiler (default: the one that built tridsim, else `c++` on PATH);
 //                      `none` turns compiling off (deck expressions are then interpreted by muparser)
 //   TRIDSIM_CACHE_DIR  the cache (default: $XDG_CACHE_HOME/tridsim, else ~/.cache/tridsim)
