@@ -565,7 +565,8 @@ const std::vector<rd::Reactions>& ReactionDiffusionModule<T>::thread_reactions()
 }
 
 // The compiled kernels' work: pieces of x lines of at most kPiece nodes (a 1D grid's one line is
-// shared by the threads too), piece p of line l = j + ny k starting at node l nx + p kPiece.
+// shared by the threads too); nodes x fastest, so piece p of line l = j + ny k starts at node
+// l nx + p kPiece.
 namespace {
 constexpr index_t kPiece = 1024;
 }
