@@ -102,6 +102,12 @@ class BlockProgram {
 
   int registers() const { return registers_; }
   void run(int n, const Expression::Input* in, double* regs, double* out) const;
+  // The program as C++ statements assigning its value to `target`, operation by operation as run()
+  // does; inputs[k] spells input k. name_of names a call's function ("sin", "-" for unary minus;
+  // empty: unknown). Null when a call has no C++ form here.
+  template <class NameOf>
+  std::optional<std::string> code(const std::vector<std::string>& inputs, const std::string& target,
+                                  const NameOf& name_of) const;
 
  private:
   struct Instruction {
@@ -257,6 +263,84 @@ void BlockProgram::run(int n, const Expression::Input* in, double* regs, double*
   for (int p = 0; p < n; ++p) out[p] = r.at(p);
 }
 
+// A double as a C++ literal of exactly its value.
+std::string literal(double v) {
+  if (std::isnan(v)) return "__builtin_nan(\"\")";
+  if (std::isinf(v)) return v > 0 ? "__builtin_inf()" : "(-__builtin_inf())";
+  return std::signbit(v) ? fmt::format("({:a})", v) : fmt::format("{:a}", v);
+}
+
+template <class NameOf>
+std::optional<std::string> BlockProgram::code(const std::vector<std::string>& inputs, const std::string& target,
+                                              const NameOf& name_of) const {
+  auto operand = [&](const Operand& o) {
+    if (o.kind == Operand::reg) return "r" + std::to_string(o.index);
+    if (o.kind == Operand::input) return inputs.at(std::size_t(o.index));
+    return literal(o.value);
+  };
+  std::string body;
+  for (const Instruction& ins : code_) {
+    std::vector<std::string> a;
+    for (const Operand& o : ins.args) a.push_back(operand(o));
+    std::string value;
+    static const char* const kInfix[] = {"<=", ">=", "!=", "==", "<", ">", "+", "-", "*", "/"};
+    switch (ins.op) {
+      case Op::le: case Op::ge: case Op::neq: case Op::eq: case Op::lt: case Op::gt:
+        value = fmt::format("(double)({} {} {})", a[0], kInfix[int(ins.op)], a[1]);
+        break;
+      case Op::add: case Op::sub: case Op::mul: case Op::div:
+        value = fmt::format("{} {} {}", a[0], kInfix[int(ins.op)], a[1]);
+        break;
+      case Op::pow: value = fmt::format("pow({}, {})", a[0], a[1]); break;
+      case Op::land: value = fmt::format("(double)({} && {})", a[0], a[1]); break;
+      case Op::lor: value = fmt::format("(double)({} || {})", a[0], a[1]); break;
+      case Op::pow2: value = fmt::format("{0} * {0}", a[0]); break;
+      case Op::pow3: value = fmt::format("{0} * {0} * {0}", a[0]); break;
+      case Op::pow4: value = fmt::format("{0} * {0} * {0} * {0}", a[0]); break;
+      case Op::select: value = fmt::format("{} != 0 ? {} : {}", a[0], a[1], a[2]); break;
+      case Op::call:
+      case Op::call_variadic: {
+        // muparser's own definitions (muParserTemplateMagic.h), not C's where they differ.
+        const std::string f = name_of(ins.fun, int(a.size()));
+        static const char* const kLibm[] = {"sin",  "cos",  "tan",  "asin",  "acos", "atan", "sinh",
+                                            "cosh", "tanh", "log10", "exp",  "sqrt", "atan2"};
+        for (const char* name : kLibm)
+          if (f == name) {
+            value = fmt::format("__builtin_{}({})", f, a[0]);
+            if (f == "atan2") value = fmt::format("__builtin_atan2({}, {})", a[0], a[1]);
+          }
+        const std::string& v = a[0];
+        if (f == "-") value = "-" + v;
+        else if (f == "+") value = v;
+        else if (f == "log" || f == "ln") value = fmt::format("__builtin_log({})", v);
+        else if (f == "log2") value = fmt::format("__builtin_log({}) / __builtin_log(2.0)", v);
+        else if (f == "asinh") value = fmt::format("__builtin_log({0} + __builtin_sqrt({0} * {0} + 1))", v);
+        else if (f == "acosh") value = fmt::format("__builtin_log({0} + __builtin_sqrt({0} * {0} - 1))", v);
+        else if (f == "atanh") value = fmt::format("0.5 * __builtin_log((1 + {0}) / (1 - {0}))", v);
+        else if (f == "abs") value = fmt::format("({0} >= 0) ? {0} : -{0}", v);
+        else if (f == "rint") value = fmt::format("__builtin_floor({} + 0.5)", v);
+        else if (f == "sign") value = fmt::format("(double)(({0} < 0) ? -1 : ({0} > 0) ? 1 : 0)", v);
+        else if (f == "sum" || f == "avg") {
+          value = "0.0";  // muparser sums from 0, in order
+          for (const auto& x : a) value = "(" + value + " + " + x + ")";
+          if (f == "avg") value += fmt::format(" / {}.0", a.size());
+        } else if (f == "min" || f == "max") {
+          value = v;  // std::min / std::max folded from the first argument
+          for (const auto& x : a)
+            value = f == "min" ? fmt::format("({1} < {0} ? {1} : {0})", value, x)
+                               : fmt::format("({0} < {1} ? {1} : {0})", value, x);
+        }
+        if (value.empty()) return std::nullopt;
+        break;
+      }
+    }
+    body += fmt::format("    r{} = {};\n", ins.out, value);
+  }
+  std::string regs;
+  for (int r = 0; r < registers_; ++r) regs += (r ? ", r" : "    double r") + std::to_string(r);
+  return "  {\n" + (regs.empty() ? std::string() : regs + ";\n") + body + fmt::format("    {} = {};\n  }}\n", target, operand(result_));
+}
+
 }  // namespace
 
 struct Expression::Impl {
@@ -275,6 +359,17 @@ struct Expression::Impl {
     for (std::size_t k = 0; k < vars.size(); ++k)
       if (address == &vars[k]) return 4 + int(k);
     return -1;
+  }
+  // The name of a function of the bytecode called with argc arguments; the unary minus and plus
+  // (infix operators, which GetFunDef does not list) by what they do.
+  std::string name_of(const mu::generic_callable_type& f, int argc) const {
+    for (const auto& [name, callback] : parser.GetFunDef())
+      if (callback.GetAddr() == reinterpret_cast<void*>(f._pRawFun) && f._pUserData == nullptr) return name;
+    if (argc == 1 && f._pUserData == nullptr) {
+      if (f.call_fun<1>(1.5) == -1.5) return "-";
+      if (f.call_fun<1>(1.5) == 1.5) return "+";
+    }
+    return {};
   }
 };
 
@@ -355,6 +450,19 @@ double Expression::operator()(double x, double y, double z, double t) const {
 double Expression::eval(double x, double y, double z, double t, const double* vars) const {
   std::copy(vars, vars + impl_->vars.size(), impl_->vars.begin());
   return (*this)(x, y, z, t);
+}
+
+const char* Expression::native_prelude() {
+  // pow is a library call (the source is compiled with -fno-builtin), as muparser's std::pow: a
+  // compiler's own pow(v, 2) = v*v or pow(v, -1) = 1/v may round differently.
+  return "extern \"C\" double pow(double, double);\n";
+}
+
+std::optional<std::string> Expression::native_code(const std::vector<std::string>& inputs,
+                                                   const std::string& target) const {
+  if (!impl_->block || inputs.size() != 4 + variables_.size()) return std::nullopt;
+  return impl_->block->code(inputs, target,
+                            [&](const mu::generic_callable_type& f, int argc) { return impl_->name_of(f, argc); });
 }
 
 void Expression::eval_block(int n, const Input* in, double* out) const {

@@ -7,6 +7,7 @@
 // bytecode over all of them, so that the interpreter's cost per token is paid once per block.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,14 @@ class Expression {
   // in[4 + k]. Equal bit for bit to eval() point by point. As eval(), it writes the instance's
   // scratch: one copy of the Expression per thread.
   void eval_block(int n, const Input* in, double* out) const;
+
+  // C++ statements (for code compiled at run time, core/native_code.hpp) that assign the value to
+  // `target`, operation by operation as muparser's optimized bytecode computes it, so that the
+  // compiled value equals eval()'s bit for bit. inputs[k] spells the input k of eval_block (x, y,
+  // z, t, then the variables). Null when the bytecode holds something with no such form.
+  std::optional<std::string> native_code(const std::vector<std::string>& inputs, const std::string& target) const;
+  // The declarations those statements need, once at the top of their source.
+  static const char* native_prelude();
 
   const std::string& text() const { return text_; }
   const std::vector<std::string>& variables() const { return variables_; }

@@ -23,7 +23,8 @@ MACHINES = {
 # over the row's one benchmark). Options:
 #   "ratio": [i, j]          a column: the time of cell i over that of cell j;
 #   "speedup": [counter, f]  the field {speedup}: the counter over that of benchmark f(name);
-#   "difference": [label, i, j]  a row: the time of row i's benchmark less row j's, and its share;
+#   "difference": [(label, i, j), ...]  rows: the time of row i's benchmark less row j's, and its
+#                            share of row i's;
 #   "blank_zero"             a cell of 0 (a counter the benchmark does not measure) shows "-";
 #   "missing"                a cell whose benchmark the JSON lacks shows "-" (else an error);
 #   "missing_rows"           a row whose benchmark the JSON lacks is left out;
@@ -267,9 +268,12 @@ TABLES = {
         "json": "cpu-2core-1thread-reaction-diffusion.json",
         "header": ["Turing 256², one step, double, 1 thread", "time"],
         "cell": "{ms} ms",
-        "rows": [("the deck (`inputs/turing2d.yaml`)", ["rd_step/turing2d/cpu/double/real_time"]),
+        "rows": [("the deck (`inputs/turing2d.yaml`), reactions compiled", ["rd_step/turing2d/cpu/double/real_time"]),
+                 ("the deck, reactions interpreted (`TRIDSIM_CXX=none`)",
+                  ["rd_step/turing2d-interpreted/cpu/double/real_time"]),
                  ("its reactions set to 0", ["rd_step/turing2d-no-reactions/cpu/double/real_time"])],
-        "difference": ["the reactions (the difference)", 0, 1],
+        "difference": [("the reactions compiled (the difference)", 0, 2),
+                       ("the reactions interpreted (the difference)", 1, 2)],
     },
     "reaction-diffusion-h100": {
         "json": "h100-reaction-diffusion.json",

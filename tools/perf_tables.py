@@ -169,8 +169,7 @@ def render(name):
             best = min(t for t in (seconds(o, col) for o in ours) if t is not None)
             values.append(f"{seconds(r, col) / best:.2f}x")
         lines.append("| " + " | ".join([label] + values) + " |")
-    if "difference" in spec:
-        label, i, j = spec["difference"]
+    for label, i, j in spec.get("difference", []):
         a, b = (res.get(spec["rows"][k][1][0]) for k in (i, j))
         seconds = (a["real_time"] - b["real_time"]) * SCALE[a.get("time_unit", "ns")]
         values = [f"{significant(seconds * 1e3)} ms ({100 * (1 - b['real_time'] / a['real_time']):.0f} % of the step)"]

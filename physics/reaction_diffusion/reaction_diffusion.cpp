@@ -218,6 +218,25 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
       R_.resize(u_.size());
       J_.resize(u_.size() * std::size_t(m_));
     }
+    // The reaction kernels compiled from the expressions (check compiles them too, so that the run
+    // finds them in the cache); bit for bit what muparser's bytecode gives, which stays the fallback.
+    native_ = nullptr;
+    native_react_ = nullptr;
+    native_linearize_ = nullptr;
+    if (!reactions_.zero()) {
+      const std::string source = reactions_.native_source(std::is_same_v<T, float> ? "float" : "double");
+      std::string why = "an expression has no compiled form";
+      if (!source.empty()) native_ = NativeCode::compile(source, &why);
+      if (native_) {
+        native_react_ = reinterpret_cast<rd::Reactions::NativeReact>(native_->symbol(rd::Reactions::kNativeReact));
+        native_linearize_ =
+            reinterpret_cast<rd::Reactions::NativeLinearize>(native_->symbol(rd::Reactions::kNativeLinearize));
+        coord_x_.resize(std::size_t(g_.n[0]));
+        for (index_t i = 0; i < g_.n[0]; ++i) coord_x_[std::size_t(i)] = g_.coord(0, i);
+      } else {
+        spdlog::info("reaction_diffusion: reactions interpreted by muparser, not compiled: {}", why);
+      }
+    }
   }
   spdlog::info("reaction_diffusion: {} species, scheme {}, {} diffusion, pivoting {}", m_, name_of(kSchemeNames, scheme_),
                Dnode_.empty() ? "constant" : "variable", name_of(blocktri::kPivotingNames, pivoting_));
@@ -545,11 +564,44 @@ const std::vector<rd::Reactions>& ReactionDiffusionModule<T>::thread_reactions()
   return thread_reactions_;
 }
 
-// Reactions over tau from t at every node not on a Dirichlet face, a block of nodes at a time (one
-// muparser copy per thread).
+// The compiled kernels' work: pieces of x lines of at most kPiece nodes (a 1D grid's one line is
+// shared by the threads too); nodes x fastest, so piece p of line l = j + ny k starts at node
+// l nx + p kPiece.
+namespace {
+constexpr index_t kPiece = 1024;
+}
+
+template <class T>
+void ReactionDiffusionModule<T>::react_native(double t, double tau) {
+  const index_t nx = g_.n[0], ny = g_.n[1], pieces = (nx + kPiece - 1) / kPiece, count = pieces * ny * g_.n[2];
+  T* u = u_.data();
+#pragma omp parallel for schedule(static)
+  for (index_t q = 0; q < count; ++q) {
+    const index_t line = q / pieces, i0 = (q % pieces) * kPiece, o = line * nx + i0;
+    native_react_(u + o * m_, fixed_.empty() ? nullptr : fixed_.data() + o, std::min(kPiece, nx - i0),
+                  coord_x_.data() + i0, g_.coord(1, line % ny), g_.coord(2, line / ny), t, tau, substeps_);
+  }
+}
+
+template <class T>
+void ReactionDiffusionModule<T>::linearize_native(double t) {
+  const index_t nx = g_.n[0], ny = g_.n[1], pieces = (nx + kPiece - 1) / kPiece, count = pieces * ny * g_.n[2];
+  const index_t mm = index_t(m_) * m_;
+#pragma omp parallel for schedule(static)
+  for (index_t q = 0; q < count; ++q) {
+    const index_t line = q / pieces, i0 = (q % pieces) * kPiece, o = line * nx + i0;
+    native_linearize_(u_.data() + o * m_, R_.data() + o * m_, J_.data() + o * mm,
+                      fixed_.empty() ? nullptr : fixed_.data() + o, std::min(kPiece, nx - i0), coord_x_.data() + i0,
+                      g_.coord(1, line % ny), g_.coord(2, line / ny), t);
+  }
+}
+
+// Reactions over tau from t at every node not on a Dirichlet face: the compiled kernel, else a
+// block of nodes at a time through muparser's bytecode (one copy per thread).
 template <class T>
 void ReactionDiffusionModule<T>::react(double t, double tau) {
   if (reactions_.zero()) return;
+  if (native_react_) return react_native(t, tau);
   const index_t N = g_.size();
   T* u = u_.data();
   const auto& copies = thread_reactions();
@@ -569,10 +621,11 @@ void ReactionDiffusionModule<T>::react(double t, double tau) {
   }
 }
 
-// R and its Jacobian at every node at time t, a block of nodes at a time (on Dirichlet faces they
-// stay the zeros setup sized them with: no step writes them there).
+// R and its Jacobian at every node at time t: the compiled kernel, else a block of nodes at a time
+// (on Dirichlet faces they stay the zeros setup sized them with: no step writes them there).
 template <class T>
 void ReactionDiffusionModule<T>::linearize(double t) {
+  if (native_linearize_) return linearize_native(t);
   const index_t N = g_.size();
   const int mm = m_ * m_;
   const auto& copies = thread_reactions();

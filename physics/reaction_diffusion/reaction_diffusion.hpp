@@ -26,6 +26,7 @@
 
 #include "core/aligned.hpp"
 #include "core/module.hpp"
+#include "core/native_code.hpp"
 #include "physics/reaction_diffusion/rd_stencil.hpp"
 #include "physics/reaction_diffusion/reactions.hpp"
 #include "solvers/block_tridiagonal/block_gpu_algorithm.hpp"
@@ -71,6 +72,8 @@ class ReactionDiffusionModule final : public Module {
   const std::vector<std::string>& species_names() const { return names_; }
   Scheme scheme() const { return scheme_; }
   blocktri::Pivoting pivoting() const { return pivoting_; }
+  // Do the CPU steps run the reaction kernels compiled from the deck (else muparser's bytecode)?
+  bool reactions_compiled() const { return native_react_ != nullptr; }
   // The state on the host, interleaved per node (copied from the device with the cuda backend).
   const AlignedVector<T>& solution();
 
@@ -104,6 +107,13 @@ class ReactionDiffusionModule final : public Module {
   mutable std::vector<rd::Reactions> thread_reactions_;
   const std::vector<rd::Reactions>& thread_reactions() const;  // (call outside parallel regions)
   int substeps_ = 1;
+  // The reaction kernels compiled at run time (CPU), or null: muparser's bytecode over blocks.
+  std::shared_ptr<const NativeCode> native_;
+  rd::Reactions::NativeReact native_react_ = nullptr;
+  rd::Reactions::NativeLinearize native_linearize_ = nullptr;
+  std::vector<double> coord_x_;  // the x coordinates of the local box, for those kernels
+  void react_native(double t, double tau);
+  void linearize_native(double t);
   rd::Lattice<T> lattice_;         // the local box; Dirichlet flags only on faces of the whole grid
   bool deck_dirichlet_[3][2] = {};  // the deck's Dirichlet faces (the ends of lines split over ranks)
   rd::DiffusionMatrix<T> D_;       // D_.node points into Dnode_ when D varies

@@ -1,11 +1,12 @@
 #pragma once
 // The reaction ODE du/dt = R(u, x, t) at one node (namespace tridsim::rd), integrated and
 // linearized by formulas written once for the CPU loops and for the device code that NVRTC compiles
-// from the deck's expressions (reaction_kernels.cpp embeds this header's text in that source).
+// from the deck's expressions, and for the CPU code compiled at run time (reactions.cpp embeds this
+// header's text in both sources).
 // Hence: no includes under NVRTC, double arithmetic, M <= kMaxSpecies. `rates(v, t, out)` writes
 // R(v, t) at the node. V, a species' value, is a double, or on the CPU the values of a block of
 // nodes (reactions.cpp: element by element, the same arithmetic).
-#ifndef __CUDACC_RTC__
+#if !defined(__CUDACC_RTC__) && !defined(TRIDSIM_NATIVE_SOURCE)  // (the CPU's compiled source declares fabs)
 #include <cmath>
 #endif
 #ifndef TRIDSIM_HOST_DEVICE

@@ -182,6 +182,87 @@ void Reactions::linearize(const NodeBlock& b, double t, Lanes* r, Lanes* J) cons
   fd_jacobian(species(), b.v, t, r, [&](const Lanes* w, double tt, Lanes* out) { rates(b, w, tt, out); }, J);
 }
 
+std::string Reactions::native_source(const std::string& T) const {
+  const int m = species();
+  std::vector<std::string> in = {"x", "y", "z", "t"};
+  for (int k = 0; k < m; ++k) in.push_back("v[" + std::to_string(k) + "]");
+  std::vector<std::string> flow_in = in;
+  flow_in.push_back("tau");
+  auto statements = [&](const std::vector<Expression>& terms, const std::vector<std::string>& inputs,
+                        std::string& out) {
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      const auto c = terms[i].native_code(inputs, "out[" + std::to_string(i) + "]");
+      if (!c) return false;
+      out += *c;
+    }
+    return true;
+  };
+  std::string rates, flow, jac;
+  if (!statements(rate_, in, rates) || !statements(flow_, flow_in, flow) || !statements(jacobian_, in, jac)) return {};
+  std::string s = "#define TRIDSIM_NATIVE_SOURCE\nstatic inline double fabs(double v) { return __builtin_fabs(v); }\n";
+  s += Expression::native_prelude();
+  s += "typedef " + T + " T;\n" + kReactionStepSource;
+  s += "\nconstexpr int M = " + std::to_string(m) + ";\n";
+  s += "struct Rates {\n  double x, y, z;\n  void operator()(const double* v, double t, double* out) const {\n" + rates +
+       "  }\n};\n";
+  s += "static inline void exact_flow(const double* v, double x, double y, double z, double t, double tau, double* out) {\n" +
+       flow + "}\n";
+  s += "static inline void given_jacobian(const double* v, double x, double y, double z, double t, double* out) {\n" +
+       jac + "}\n";
+  s += std::string("constexpr bool kExactFlow = ") + (has_exact_flow() ? "true" : "false") + ";\n";
+  s += std::string("constexpr bool kGivenJacobian = ") + (has_jacobian() ? "true" : "false") + ";\n";
+  // One node per iteration, the species interleaved; a loop the compiler vectorizes over nodes when
+  // the substeps are one (S = 1) and there are no fixed nodes to skip (F) or they are blended.
+  s += R"(
+template <int S, bool F>
+static inline void react_nodes(T* __restrict u, const unsigned char* __restrict fixed, long long n,
+                               const double* __restrict cx, double y, double z, double t, double tau, int substeps) {
+  for (long long i = 0; i < n; ++i) {
+    double v0[M], v[M];
+    for (int k = 0; k < M; ++k) v[k] = v0[k] = (double)u[i * M + k];
+    if (kExactFlow) {
+      double w[M];
+      exact_flow(v0, cx[i], y, z, t, tau, w);
+      for (int k = 0; k < M; ++k) v[k] = w[k];
+    } else {
+      tridsim::rd::rk4(M, v, t, tau, S ? S : substeps, Rates{cx[i], y, z});
+    }
+    const bool keep = F && fixed[i] != 0;
+    for (int k = 0; k < M; ++k) u[i * M + k] = (T)(keep ? v0[k] : v[k]);
+  }
+}
+extern "C" void tridsim_rd_react(void* u, const unsigned char* fixed, long long n, const double* cx, double y,
+                                 double z, double t, double tau, int substeps) {
+  T* w = (T*)u;
+  if (substeps == 1) {
+    if (fixed) react_nodes<1, true>(w, fixed, n, cx, y, z, t, tau, 1);
+    else react_nodes<1, false>(w, fixed, n, cx, y, z, t, tau, 1);
+  } else {
+    if (fixed) react_nodes<0, true>(w, fixed, n, cx, y, z, t, tau, substeps);
+    else react_nodes<0, false>(w, fixed, n, cx, y, z, t, tau, substeps);
+  }
+}
+extern "C" void tridsim_rd_linearize(const void* u, void* R, void* J, const unsigned char* fixed, long long n,
+                                     const double* cx, double y, double z, double t) {
+  const T* uu = (const T*)u;
+  T* RR = (T*)R;
+  T* JJ = (T*)J;
+  for (long long i = 0; i < n; ++i) {
+    if (fixed && fixed[i]) continue;
+    double v[M], r[M], jac[M * M];
+    for (int k = 0; k < M; ++k) v[k] = (double)uu[i * M + k];
+    const Rates rates{cx[i], y, z};
+    rates(v, t, r);
+    if (kGivenJacobian) given_jacobian(v, cx[i], y, z, t, jac);
+    else tridsim::rd::fd_jacobian(M, v, t, r, rates, jac);
+    for (int k = 0; k < M; ++k) RR[i * M + k] = (T)r[k];
+    for (int k = 0; k < M * M; ++k) JJ[i * M * M + k] = (T)jac[k];
+  }
+}
+)";
+  return s;
+}
+
 std::string Reactions::device_source(const std::string& T) const {
   const int m = species();
   std::string s = "typedef " + T + " T;\n" + device_expression_prelude() + kReactionStepSource;

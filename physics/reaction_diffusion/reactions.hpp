@@ -2,9 +2,10 @@
 // The deck's reaction terms R(u, x, y, z, t) of the reaction-diffusion module (namespace
 // tridsim::rd): M expressions of the species names, x, y, z, t and the deck's constants, optionally
 // their Jacobian (else forward differences, reaction_step.hpp) and the exact flow of du/dt = R over
-// a time tau (expressions of the species, x, y, z, t and tau). The CPU's time steps evaluate them
-// with muparser's bytecode over blocks of nodes (NodeBlock); the GPU runs the same integrators as
-// device code that NVRTC compiles from the translated expressions (device_source()).
+// a time tau (expressions of the species, x, y, z, t and tau). The CPU's time steps run the
+// integrators compiled at run time from muparser's bytecode (native_source()), else evaluate the
+// expressions with that bytecode over blocks of nodes (NodeBlock); the GPU runs the same
+// integrators as device code that NVRTC compiles from the translated expressions (device_source()).
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,18 @@ class Reactions {
   // CUDA C++ source (for NVRTC) of the kernels rd_react and rd_linearize for precision T
   // ("float" or "double"); see reaction_diffusion_gpu.cu for their arguments.
   std::string device_source(const std::string& T) const;
+  // C++ source (for NativeCode, core/native_code.hpp) of the CPU kernels below for precision T,
+  // computing what advance() and linearize() compute, bit for bit; empty when an expression has no
+  // compiled form (muparser then evaluates them).
+  std::string native_source(const std::string& T) const;
+  // The kernels: n consecutive nodes along x (u, R, J at the first, interleaved species; cx their
+  // x coordinates; y, z theirs), skipping those with fixed[i] != 0 (fixed may be null).
+  using NativeReact = void (*)(void* u, const unsigned char* fixed, long long n, const double* cx, double y, double z,
+                               double t, double tau, int substeps);
+  using NativeLinearize = void (*)(const void* u, void* R, void* J, const unsigned char* fixed, long long n,
+                                   const double* cx, double y, double z, double t);
+  static constexpr const char* kNativeReact = "tridsim_rd_react";
+  static constexpr const char* kNativeLinearize = "tridsim_rd_linearize";
 
  private:
   void rates(const NodeBlock& b, const Lanes* v, double t, Lanes* out) const;

@@ -1,16 +1,24 @@
 // Deck expressions on the CPU (core/expression.hpp): eval_block, which runs muparser's bytecode over
 // a block of points, against eval() point by point, bit for bit, on the shared awkward cases and
-// on expressions of further variables; fill() against the same points.
+// on expressions of further variables; fill() against the same points; the C++ code compiled at run
+// time (native_code(), core/native_code.hpp) against eval() bit for bit, and its fallbacks.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <limits>
 #include <random>
+
+#include <unistd.h>
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "core/expression.hpp"
+#include "core/native_code.hpp"
 #include "expression_cases.hpp"
 
 using namespace tridsim;
@@ -37,6 +45,12 @@ const std::vector<std::string> kVariableCases{
     "two",
     "(u + v)^2.5 + two^u",
 };
+
+// Patterns that muparser's optimizer folds into one token (v * a + b, constants multiplied or added
+// together), which compiled code must compute as the folded token does, not as written.
+const std::vector<std::string> kOptimizerCases{
+    "x*2*3", "(x + 1) + 2", "2*x + 3*x", "x + x", "x - x*3", "0.1*x*0.3 - 0.7", "3 - (x - 0.1)", "-(x)",
+    "-(-x)", "+x", "x*third*third", "u*0.1 + u*0.2 + 0.3", "-u^2", "(u + 0.1)*(v - 0.2)", "sin(1)*x"};
 
 // Points: random coordinates and values in [-2, 2], with 0, 1 and -1 among them (equalities,
 // signs, the ends of branches).
@@ -101,4 +115,78 @@ TEST_CASE("fill matches the expression at each node, bit for bit") {
           mismatches += !same(values[std::size_t(g.index(i, j, k))], e(g.coord(0, i), g.coord(1, j), g.coord(2, k), 0.25));
     CHECK(mismatches == 0);
   }
+}
+
+// Every case (shared, of the species, of the optimizer) compiled into one shared object, a function
+// per case over n points, against eval() at each, including 0, -0, +-1, infinities and NaN.
+TEST_CASE("compiled code matches eval point by point, bit for bit") {
+  std::vector<std::string> cases = test::expression_cases;
+  cases.insert(cases.end(), kVariableCases.begin(), kVariableCases.end());
+  cases.insert(cases.end(), kOptimizerCases.begin(), kOptimizerCases.end());
+  const std::vector<std::string> inputs = {"x[p]", "y[p]", "z[p]", "t[p]", "u[p]", "v[p]"};
+  std::string source = Expression::native_prelude();
+  std::vector<Expression> exprs;
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    exprs.emplace_back(cases[c], test::expression_constants, std::vector<std::string>{"u", "v"});
+    const auto code = exprs.back().native_code(inputs, "out[p]");
+    CAPTURE(cases[c]);
+    REQUIRE(code);
+    source += "extern \"C\" void case" + std::to_string(c) +
+              "(int n, const double* x, const double* y, const double* z, const double* t, const double* u, "
+              "const double* v, double* out) {\n  for (int p = 0; p < n; ++p)\n" + *code + "}\n";
+  }
+  std::string why;
+  const auto lib = NativeCode::compile(source, &why);
+  INFO(why);
+  REQUIRE(lib);
+  using Case = void (*)(int, const double*, const double*, const double*, const double*, const double*, const double*,
+                        double*);
+  std::mt19937_64 rng(6);
+  const int n = 4096;
+  std::vector<double> in[6];
+  for (auto& v : in) v = sample(rng, n);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const double special[] = {0.0, -0.0, 1.0, -1.0, inf, -inf, nan, 1e300, -1e-300, 0.5, 2.0, 1e-20};
+  for (std::size_t k = 0; k < std::size(special); ++k)  // each special value at x, then at u
+    in[0][k + 20] = in[4][k + 40] = in[5][k + 60] = special[k];
+  std::vector<double> out(std::size_t(n), 0.0);
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    CAPTURE(cases[c]);
+    const auto f = reinterpret_cast<Case>(lib->symbol(("case" + std::to_string(c)).c_str()));
+    f(n, in[0].data(), in[1].data(), in[2].data(), in[3].data(), in[4].data(), in[5].data(), out.data());
+    int mismatches = 0;
+    for (std::size_t p = 0; p < std::size_t(n); ++p) {
+      const double vars[] = {in[4][p], in[5][p]};
+      mismatches += !same(out[p], exprs[c].eval(in[0][p], in[1][p], in[2][p], in[3][p], vars));
+    }
+    CHECK(mismatches == 0);
+  }
+}
+
+// The fallbacks say why: compiling turned off, a compiler that does not exist, source that does not
+// compile (its messages kept in the cache); a source compiled once is found in the cache.
+TEST_CASE("compiling falls back with a reason, and caches what it compiled") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tridsim-native-test-" + std::to_string(::getpid()));
+  ::setenv("TRIDSIM_CACHE_DIR", dir.c_str(), 1);
+  std::string why;
+  ::setenv("TRIDSIM_CXX", "none", 1);
+  CHECK_FALSE(NativeCode::compile("extern \"C\" int f() { return 1; }", &why));
+  CHECK(why == "TRIDSIM_CXX=none");
+  ::setenv("TRIDSIM_CXX", "/nonexistent/c++", 1);
+  CHECK_FALSE(NativeCode::compile("extern \"C\" int f() { return 1; }", &why));
+  CHECK(why.find("cannot run the C++ compiler '/nonexistent/c++'") != std::string::npos);
+  ::unsetenv("TRIDSIM_CXX");
+  CHECK_FALSE(NativeCode::compile("extern \"C\" int f() { return undeclared; }", &why));
+  CHECK(why.find("failed (exit status") != std::string::npos);
+  CHECK(why.find(dir.string()) != std::string::npos);  // the log's path
+  const std::string source = "extern \"C\" int f() { return 42; }";
+  const auto a = NativeCode::compile(source, &why);
+  REQUIRE(a);
+  CHECK(reinterpret_cast<int (*)()>(a->symbol("f"))() == 42);
+  CHECK(NativeCode::compile(source) == a);  // (once per process)
+  CHECK(std::filesystem::exists(a->path()));
+  CHECK(std::filesystem::path(a->path()).parent_path() == dir);
+  CHECK_THROWS_AS(a->symbol("g"), Error);
+  std::filesystem::remove_all(dir);
+  ::unsetenv("TRIDSIM_CACHE_DIR");
 }
