@@ -1,5 +1,6 @@
 #include "physics/elasticity/elasticity.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -83,6 +84,39 @@ sparse::StencilMatrix<T> assemble(const elastic::Plate& p, std::vector<double>& 
   return k;
 }
 
+// What the solve in T can take (else NaN in the solve, "the run diverged"): the stiffness entries
+// (E t times the unit element's, a node summing up to 4 elements) are multiplied in the
+// elimination, so their squares must stay finite, as Poisson's matrix; and the loads must leave the
+// displacement room, estimated as Poisson's with the smallest shear modulus mu for kappa (a body
+// force as a source, a traction as a Neumann flux).
+template <class T>
+void require_solve_range(const elastic::Plate& p, const Grid& grid, const DeckNode& section) {
+  double unit[3][64], umax[3] = {};
+  for (int u = 0; u < 3; ++u) {
+    elastic::q4_stiffness(p.hx, p.hy, {u == 0 ? 1.0 : 0.0, u == 1 ? 1.0 : 0.0, u == 2 ? 1.0 : 0.0, 0}, 1.0, unit[u]);
+    for (const double e : unit[u]) umax[u] = std::max(umax[u], std::abs(e));
+  }
+  double per_thickness = 0, mu = HUGE_VAL;  // (the element matrices are linear in t)
+  for (const elastic::Material& m : p.material) {
+    per_thickness = std::max(per_thickness, 4 * (m.d11 * umax[0] + std::abs(m.d12) * umax[1] + m.d33 * umax[2]));
+    mu = std::min(mu, m.d33);
+  }
+  const double entry = per_thickness * p.thickness;
+  const double top = double(std::numeric_limits<T>::max());
+  if (!(entry * entry <= top)) {
+    const bool thick = p.thickness >= per_thickness;  // t the larger of the entries' two factors
+    section.fail(thick ? "thickness" : "E",
+                 fmt::format("{} the stiffness entries (E t / (1 - nu^2) times the unit element's) reach {:.3g}; they "
+                             "are multiplied in the solve, so they must stay below sqrt({:.3g}) = {:.3g} in {}: {} in "
+                             "other units",
+                             thick ? fmt::format("is {:.3g}:", p.thickness) : std::string("is too large:"), entry, top,
+                             std::sqrt(top), std::is_same_v<T, float> ? "float" : "double",
+                             thick ? "a thickness" : "a modulus"));
+  }
+  for (const elastic::LoadSize& l : p.load_sizes)
+    require_solve_headroom<T>(l.node, l.key, grid, l.m, l.traction ? SteadyData::neumann : SteadyData::source, mu, "mu");
+}
+
 }  // namespace
 
 template <class T>
@@ -110,6 +144,7 @@ void ElasticityModule<T>::setup(const Grid& grid, const DeckNode& section, const
   s.grid = grid;
   // 1. The deck: material per element, supports, the load cases' nodal forces.
   s.plate = elastic::read_plate(grid, section, ctx.constants);
+  require_solve_range<T>(s.plate, grid, section);
   // 2. The analysis (nested dissection of the node grid): the factor's size is known now.
   sparse::SolverOptions options;
   options.backend = ctx.backend;
