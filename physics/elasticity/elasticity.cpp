@@ -85,10 +85,10 @@ sparse::StencilMatrix<T> assemble(const elastic::Plate& p, std::vector<double>& 
 }
 
 // What the solve in T can take (else NaN in the solve, "the run diverged"): the stiffness entries
-// (E t times the unit element's, a node summing up to 4 elements) are multiplied in the
-// elimination, so their squares must stay finite, as Poisson's matrix; and the loads must leave the
-// displacement room, estimated as Poisson's with the smallest shear modulus mu for kappa (a body
-// force as a source, a traction as a Neumann flux).
+// (E t times the unit element's, a node summing up to 4 elements) and the sums of a row's 18
+// couplings that the elimination forms must stay finite; and the loads must leave the displacement
+// room, estimated as Poisson's with the smallest shear modulus mu for kappa (a body force as a
+// source, a traction as a Neumann flux).
 template <class T>
 void require_solve_range(const elastic::Plate& p, const Grid& grid, const DeckNode& section) {
   double unit[3][64], umax[3] = {};
@@ -96,22 +96,23 @@ void require_solve_range(const elastic::Plate& p, const Grid& grid, const DeckNo
     elastic::q4_stiffness(p.hx, p.hy, {u == 0 ? 1.0 : 0.0, u == 1 ? 1.0 : 0.0, u == 2 ? 1.0 : 0.0, 0}, 1.0, unit[u]);
     for (const double e : unit[u]) umax[u] = std::max(umax[u], std::abs(e));
   }
-  double per_thickness = 0, mu = HUGE_VAL;  // (the element matrices are linear in t)
+  // The element matrices are linear in t: t times the unit ones (first, so that E near the largest
+  // number times a thin plate's t is not taken for an overflow).
+  const double t = p.thickness, tu[3] = {t * umax[0], t * umax[1], t * umax[2]};
+  double entry = 0, e_max = 0, mu = HUGE_VAL;
   for (const elastic::Material& m : p.material) {
-    per_thickness = std::max(per_thickness, 4 * (m.d11 * umax[0] + std::abs(m.d12) * umax[1] + m.d33 * umax[2]));
+    entry = std::max(entry, 4 * (m.d11 * tu[0] + std::abs(m.d12) * tu[1] + m.d33 * tu[2]));
+    e_max = std::max(e_max, m.d11);
     mu = std::min(mu, m.d33);
   }
-  const double entry = per_thickness * p.thickness;
-  const double top = double(std::numeric_limits<T>::max());
-  if (!(entry * entry <= top)) {
-    const bool thick = p.thickness >= per_thickness;  // t the larger of the entries' two factors
+  const double limit = double(std::numeric_limits<T>::max()) / 18;
+  if (!(entry <= limit)) {
+    const bool thick = t >= e_max;  // t the larger of the entries' two factors
     section.fail(thick ? "thickness" : "E",
-                 fmt::format("{} the stiffness entries (E t / (1 - nu^2) times the unit element's) reach {:.3g}; they "
-                             "are multiplied in the solve, so they must stay below sqrt({:.3g}) = {:.3g} in {}: {} in "
-                             "other units",
-                             thick ? fmt::format("is {:.3g}:", p.thickness) : std::string("is too large:"), entry, top,
-                             std::sqrt(top), std::is_same_v<T, float> ? "float" : "double",
-                             thick ? "a thickness" : "a modulus"));
+                 fmt::format("{} the stiffness entries (E t / (1 - nu^2) times the unit element's) reach {:.3g}; the "
+                             "solve sums a row's 18 of them, so they must stay below {:.3g} in {}: {} in other units",
+                             thick ? fmt::format("is {:.3g}:", t) : std::string("is too large:"), entry, limit,
+                             std::is_same_v<T, float> ? "float" : "double", thick ? "a thickness" : "a modulus"));
   }
   for (const elastic::LoadSize& l : p.load_sizes)
     require_solve_headroom<T>(l.node, l.key, grid, l.m, l.traction ? SteadyData::neumann : SteadyData::source, mu, "mu");
