@@ -132,15 +132,23 @@ Backend pick_backend(const DeckNode& root, const RunOptions& opt, const KeyTable
   return b;
 }
 
-// Why `dir` could not be made or written into ("" if it can): the nearest existing ancestor must
-// be a writable directory. check runs it without creating anything; run before it creates.
+// Why `dir` could not be made or written into ("" if it can), as the run's mkdir would say: the
+// nearest existing ancestor must be a writable directory, and the first missing folder below it
+// must be creatable there (some file systems, /proc, refuse any new name). check makes that folder
+// and removes it again, so that it says what the run would.
 std::string output_dir_problem(const std::filesystem::path& dir) {
   std::error_code ec;
-  std::filesystem::path probe = std::filesystem::absolute(dir, ec);
-  while (!std::filesystem::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path())
+  std::filesystem::path probe = std::filesystem::absolute(dir, ec), missing;
+  while (!std::filesystem::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path()) {
+    missing = probe;
     probe = probe.parent_path();
+  }
   if (!std::filesystem::is_directory(probe, ec)) return fmt::format("'{}' is not a directory", probe.string());
   if (access(probe.c_str(), W_OK | X_OK) != 0) return fmt::format("'{}' is not writable", probe.string());
+  if (!missing.empty()) {
+    if (!std::filesystem::create_directory(missing, ec)) return ec ? ec.message() : "";  // (false, no error: made meanwhile)
+    std::filesystem::remove(missing, ec);
+  }
   return "";
 }
 

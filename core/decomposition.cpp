@@ -33,6 +33,7 @@ Grid Decomposition::local() const {
     l.n[a] = s.local_n();
     l.lo[a] = global.coord(a, s.local_first());
     l.hi[a] = global.coord(a, s.local_first() + s.local_n() - 1);
+    l.first[a] = global.first[a] + s.local_first();
   }
   return l;
 }

@@ -562,14 +562,24 @@ double require_step_gain(const DeckNode& node, const std::string& key, const Gri
 }
 
 template <class T>
-void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values) {
-  const double m = largest_magnitude(g.size(), values);
-  const double top = double(std::numeric_limits<T>::max()), room = std::max(gain2, double(g.size()));
-  if (!(m * room <= top))
+double step_headroom(const Grid& g, double gain2) {
+  return double(std::numeric_limits<T>::max()) / std::max(gain2, double(g.size()));
+}
+
+template <class T>
+void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, double m,
+                           double growth, const std::string& why) {
+  const double limit = step_headroom<T>(g, gain2) / growth;
+  if (!(m <= limit))
     node.fail(key, fmt::format("has values up to {:.3g}, too large for the first step in {}: the step grows them by up "
-                               "to {:.3g} (and a mean sums {} nodes), so they must stay below {:.3g}",
-                               m, precision_of<T>() == Precision::float32 ? "float" : "double", gain2, g.size(),
-                               top / room));
+                               "to {:.3g}{} (and a mean sums {} nodes), so they must stay below {:.3g}",
+                               m, precision_of<T>() == Precision::float32 ? "float" : "double", growth * gain2, why,
+                               g.size(), limit));
+}
+
+template <class T>
+void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values) {
+  require_step_headroom<T>(node, key, g, gain2, largest_magnitude(g.size(), values));
 }
 
 template <class T>
@@ -581,17 +591,21 @@ double largest_magnitude(index_t n, const T* values) {
 
 template <class T>
 void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double m, SteadyData kind,
-                            double kappa_min) {
+                            double kappa_min, const char* coefficient) {
   double d2 = 0;
   for (int a = 0; a < g.dim; ++a) d2 += (g.hi[a] - g.lo[a]) * (g.hi[a] - g.lo[a]);
-  const double growth = kind == SteadyData::source ? d2 / (2 * kappa_min) : kind == SteadyData::neumann ? std::sqrt(d2) : 1;
+  const bool flux = kind == SteadyData::source || kind == SteadyData::neumann;
+  const double growth = kind == SteadyData::source ? d2 / (2 * kappa_min)
+                        : kind == SteadyData::neumann ? std::sqrt(d2) / kappa_min : 1;
+  const std::string k = coefficient, of = kappa_min == 1 ? std::string() : " / " + k;
   const std::string why =
       kind == SteadyData::dirichlet ? std::string("u takes them on the face")
       : kind == SteadyData::exact   ? std::string("the error norms take u minus them")
       : fmt::format("{}, D = {:.3g} the grid's diagonal{}",
-                    kind == SteadyData::neumann ? "|du/dn| D" : kappa_min == 1 ? "|f| D^2 / 2" : "|f| D^2 / (2 kappa)",
-                    std::sqrt(d2), kind == SteadyData::source && kappa_min != 1
-                                       ? fmt::format(", kappa = {:.3g} the smallest", kappa_min) : std::string());
+                    kind == SteadyData::neumann ? (kappa_min == 1 ? "|du/dn| D" : "|g| D" + of)
+                                                : (kappa_min == 1 ? "|f| D^2 / 2" : "|f| D^2 / (2 " + k + ")"),
+                    std::sqrt(d2), flux && kappa_min != 1
+                                       ? fmt::format(", {} = {:.3g} the smallest", k, kappa_min) : std::string());
   const double n = double(g.size());
   const double limit = std::min(double(std::numeric_limits<T>::max()) / (growth * n),
                                 std::sqrt(std::numeric_limits<double>::max() / n) / growth);
@@ -606,11 +620,17 @@ void require_solve_headroom(const DeckNode& node, const std::string& key, const 
 template double largest_magnitude<float>(index_t, const float*);
 template double largest_magnitude<double>(index_t, const double*);
 template void require_solve_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, SteadyData,
-                                           double);
+                                           double, const char*);
 template void require_solve_headroom<double>(const DeckNode&, const std::string&, const Grid&, double, SteadyData,
-                                            double);
+                                            double, const char*);
 template double require_step_gain<float>(const DeckNode&, const std::string&, const Grid&, double, double);
 template double require_step_gain<double>(const DeckNode&, const std::string&, const Grid&, double, double);
+template double step_headroom<float>(const Grid&, double);
+template double step_headroom<double>(const Grid&, double);
+template void require_step_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, double, double,
+                                           const std::string&);
+template void require_step_headroom<double>(const DeckNode&, const std::string&, const Grid&, double, double, double,
+                                            const std::string&);
 template void require_step_headroom<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);
 template void require_step_headroom<double>(const DeckNode&, const std::string&, const Grid&, double, const double*);
 template void require_finite_values<float>(const DeckNode&, const std::string&, const Grid&, double, const float*);

@@ -109,9 +109,17 @@ double require_finite_expression(const DeckNode& node, const std::string& key, c
 // says so with the numbers. Returns G^2, the growth a step's two stages allow.
 template <class T>
 double require_step_gain(const DeckNode& node, const std::string& key, const Grid& g, double d_max, double dt);
-// Initial data of node.key (values over g) whose largest magnitude m must leave the first step
-// room: m G^2 (gain2, as returned above) and m N (the sum over g's N nodes that a mean takes)
-// finite in T, else a DeckError there.
+// The largest magnitude the state may have before the first step in T: one that leaves room for
+// its growth G^2 (gain2, as returned above) and for the sum over g's N nodes that a mean takes.
+template <class T>
+double step_headroom(const Grid& g, double gain2);
+// Data of node.key of largest magnitude m that enter the first step `growth` times over (1 for
+// initial values; `why` says how, e.g. a Neumann face's flux term): growth m must stay below
+// step_headroom, else a DeckError there with the numbers.
+template <class T>
+void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, double m,
+                           double growth = 1, const std::string& why = "");
+// The same for initial data: values over g.
 template <class T>
 void require_step_headroom(const DeckNode& node, const std::string& key, const Grid& g, double gain2, const T* values);
 
@@ -121,12 +129,14 @@ double largest_magnitude(index_t n, const T* values);
 // Data of node.key of a steady problem -div(kappa grad u) = f on g (poisson, bvp), of largest
 // magnitude m (on this rank), that the solution may reach a number of times (the maximum principle's
 // bound, with any faces Neumann; D the grid's diagonal): |f| D^2 / (2 kappa_min) from a source,
-// |du/dn| D from a Neumann face, the values themselves from a Dirichlet face or an exact solution
-// (the error norms take u minus it). The run sums the solution's N values (a mean) in T and their
-// squares (norms, residuals) in double: both must stay finite, else a DeckError there with the numbers.
+// |g| D / kappa_min from a Neumann face's flux g (kappa du/dn; du/dn where kappa_min is 1), the
+// values themselves from a Dirichlet face or an exact solution (the error norms take u minus it).
+// The run sums the solution's N values (a mean) in T and their squares (norms, residuals) in
+// double: both must stay finite, else a DeckError there with the numbers. `coefficient` names
+// kappa in the message (elasticity's loads use the shear modulus mu, as an estimate).
 enum class SteadyData { source, neumann, dirichlet, exact };
 template <class T>
 void require_solve_headroom(const DeckNode& node, const std::string& key, const Grid& g, double m, SteadyData kind,
-                            double kappa_min = 1);
+                            double kappa_min = 1, const char* coefficient = "kappa");
 
 }  // namespace tridsim

@@ -13,6 +13,9 @@ struct Grid {
   std::array<index_t, 3> n{1, 1, 1};
   std::array<double, 3> lo{0, 0, 0};
   std::array<double, 3> hi{1, 1, 1};
+  // The whole grid's index of node (0, 0, 0): nonzero only for a rank's box of a grid split over
+  // ranks (core/decomposition), so that messages name nodes as the user's grid numbers them.
+  std::array<index_t, 3> first{0, 0, 0};
 
   index_t size() const { return n[0] * n[1] * n[2]; }
   double h(int axis) const { return n[axis] > 1 ? (hi[axis] - lo[axis]) / double(n[axis] - 1) : 0.0; }

@@ -9,8 +9,8 @@ namespace tridsim {
 const char* non_finite_name(double v) { return std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
 
 std::string node_where(const Grid& g, index_t i, index_t j, index_t k) {
-  return fmt::format("at node ({}, {}, {}) (x = {:g}, y = {:g}, z = {:g})", i, j, k, g.coord(0, i), g.coord(1, j),
-                     g.coord(2, k));
+  return fmt::format("at node ({}, {}, {}) (x = {:g}, y = {:g}, z = {:g})", g.first[0] + i, g.first[1] + j,
+                     g.first[2] + k, g.coord(0, i), g.coord(1, j), g.coord(2, k));
 }
 
 template <class T>

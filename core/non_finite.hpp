@@ -11,7 +11,8 @@ namespace tridsim {
 // "NaN", "+inf" or "-inf".
 const char* non_finite_name(double v);
 
-// "at node (i, j, k) (x = .., y = .., z = ..)": grid node (i, j, k) of g, named in messages.
+// "at node (i, j, k) (x = .., y = .., z = ..)": grid node (i, j, k) of g, named in messages by its
+// index in the whole grid (g.first + (i, j, k)) when g is a rank's box.
 std::string node_where(const Grid& g, index_t i, index_t j, index_t k);
 
 // The first node of a field over g whose value is not finite; nullopt when every value is.

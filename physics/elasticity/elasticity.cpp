@@ -1,5 +1,6 @@
 #include "physics/elasticity/elasticity.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -83,6 +84,40 @@ sparse::StencilMatrix<T> assemble(const elastic::Plate& p, std::vector<double>& 
   return k;
 }
 
+// What the solve in T can take (else NaN in the solve, "the run diverged"): the stiffness entries
+// (E t times the unit element's, a node summing up to 4 elements) and the sums of a row's 18
+// couplings that the elimination forms must stay finite; and the loads must leave the displacement
+// room, estimated as Poisson's with the smallest shear modulus mu for kappa (a body force as a
+// source, a traction as a Neumann flux).
+template <class T>
+void require_solve_range(const elastic::Plate& p, const Grid& grid, const DeckNode& section) {
+  double unit[3][64], umax[3] = {};
+  for (int u = 0; u < 3; ++u) {
+    elastic::q4_stiffness(p.hx, p.hy, {u == 0 ? 1.0 : 0.0, u == 1 ? 1.0 : 0.0, u == 2 ? 1.0 : 0.0, 0}, 1.0, unit[u]);
+    for (const double e : unit[u]) umax[u] = std::max(umax[u], std::abs(e));
+  }
+  // The element matrices are linear in t: t times the unit ones (first, so that E near the largest
+  // number times a thin plate's t is not taken for an overflow).
+  const double t = p.thickness, tu[3] = {t * umax[0], t * umax[1], t * umax[2]};
+  double entry = 0, e_max = 0, mu = HUGE_VAL;
+  for (const elastic::Material& m : p.material) {
+    entry = std::max(entry, 4 * (m.d11 * tu[0] + std::abs(m.d12) * tu[1] + m.d33 * tu[2]));
+    e_max = std::max(e_max, m.d11);
+    mu = std::min(mu, m.d33);
+  }
+  const double limit = double(std::numeric_limits<T>::max()) / 18;
+  if (!(entry <= limit)) {
+    const bool thick = t >= e_max;  // t the larger of the entries' two factors
+    section.fail(thick ? "thickness" : "E",
+                 fmt::format("{} the stiffness entries (E t / (1 - nu^2) times the unit element's) reach {:.3g}; the "
+                             "solve sums a row's 18 of them, so they must stay below {:.3g} in {}: {} in other units",
+                             thick ? fmt::format("is {:.3g}:", t) : std::string("is too large:"), entry, limit,
+                             std::is_same_v<T, float> ? "float" : "double", thick ? "a thickness" : "a modulus"));
+  }
+  for (const elastic::LoadSize& l : p.load_sizes)
+    require_solve_headroom<T>(l.node, l.key, grid, l.m, l.traction ? SteadyData::neumann : SteadyData::source, mu, "mu");
+}
+
 }  // namespace
 
 template <class T>
@@ -110,6 +145,7 @@ void ElasticityModule<T>::setup(const Grid& grid, const DeckNode& section, const
   s.grid = grid;
   // 1. The deck: material per element, supports, the load cases' nodal forces.
   s.plate = elastic::read_plate(grid, section, ctx.constants);
+  require_solve_range<T>(s.plate, grid, section);
   // 2. The analysis (nested dissection of the node grid): the factor's size is known now.
   sparse::SolverOptions options;
   options.backend = ctx.backend;

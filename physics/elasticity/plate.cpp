@@ -200,10 +200,11 @@ std::array<FaceSpec, 4> read_supports(Plate& p, const DeckNode& s, const Constan
 
 // Consistent nodal forces of a traction (tx, ty) on face f: the integral of N_k t along the
 // face, 2-point Gauss per segment between nodes (exact for tractions linear along the face).
-void add_traction(const Plate& p, int f, const std::array<Expression, 2>& t, const DeckNode& where,
+void add_traction(Plate& p, int f, const std::array<Expression, 2>& t, const DeckNode& where,
                   const std::string& key, std::vector<double>& force) {
   const FaceNodes fn = face_nodes(p, f);
   const index_t segments = fn.count - 1;
+  LoadSize& size = p.load_sizes.emplace_back(LoadSize{where, key, 0.0, true});
   for (int comp = 0; comp < 2; ++comp) {
     if (is_zero(t[comp])) continue;
     std::vector<double> v(std::size_t(2 * segments));  // value at Gauss point q of segment k: [2k + q]
@@ -218,6 +219,7 @@ void add_traction(const Plate& p, int f, const std::array<Expression, 2>& t, con
       for (int q = 0; q < 2; ++q) {
         const double tv = v[2 * k + q];
         if (!std::isfinite(tv)) where.fail(key, "is not finite on face " + std::string(face_name(f / 2, f % 2)));
+        size.m = std::max(size.m, std::abs(tv));
         const double s = 0.5 * (1 + (q ? kGauss : -kGauss)), w = p.thickness * fn.h / 2;
         force[2 * (fn.first + k * fn.stride) + comp] += w * (1 - s) * tv;
         force[2 * (fn.first + (k + 1) * fn.stride) + comp] += w * s * tv;
@@ -227,8 +229,9 @@ void add_traction(const Plate& p, int f, const std::array<Expression, 2>& t, con
 
 // Consistent nodal forces of a body force (bx, by) per unit volume: the integral of N_a b over
 // every element by 2x2 Gauss, gathered node by node (each node sums its up to 4 elements).
-void add_body_force(const Plate& p, const std::array<Expression, 2>& b, const DeckNode& where, const std::string& key,
+void add_body_force(Plate& p, const std::array<Expression, 2>& b, const DeckNode& where, const std::string& key,
                     std::vector<double>& force) {
+  LoadSize& size = p.load_sizes.emplace_back(LoadSize{where, key, 0.0, false});
   const index_t ne = p.elements(), mx = p.nx - 1;
   std::vector<double> v(std::size_t(4 * ne));  // value at Gauss point q of element e: [4e + q]
   std::vector<double> fe(std::size_t(4 * ne));  // the element's force on its local node a: [4e + a]
@@ -258,6 +261,7 @@ void add_body_force(const Plate& p, const std::array<Expression, 2>& b, const De
         fe[4 * e + a] = w * sum;
       }
     if (!finite) where.fail(key, "is not finite at some point of the plate");
+    for (const double bv : v) size.m = std::max(size.m, std::abs(bv));
 #pragma omp parallel for schedule(static)
     for (index_t j = 0; j < p.ny; ++j)
       for (index_t i = 0; i < p.nx; ++i)

@@ -23,6 +23,15 @@ struct LoadCase {
   std::vector<double> force;  // consistent nodal forces per unknown: tractions and body force
 };
 
+// The largest magnitude of a load's values (a body force, or a traction: a flux through a face), and
+// its deck key: the module checks that the solve has room for it in its precision.
+struct LoadSize {
+  DeckNode node;
+  std::string key;
+  double m = 0;
+  bool traction = false;
+};
+
 struct Plate {
   Model model = Model::plane_stress;
   index_t nx = 2, ny = 2;         // nodes per axis
@@ -33,6 +42,7 @@ struct Plate {
   std::vector<std::uint8_t> fixed;  // per unknown: 1 where the displacement is given (supports)
   std::vector<double> given;        // the given value there, 0 elsewhere
   std::vector<LoadCase> cases;
+  std::vector<LoadSize> load_sizes;  // every body force and traction read, with its key
   bool named_cases = false;       // from `loads:`: fields and diagnostics carry the case's name
   std::array<double, 2> tip{};    // the point whose displacement the diagnostics report
 

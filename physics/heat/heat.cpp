@@ -1,5 +1,6 @@
 #include "physics/heat/heat.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "core/device.hpp"
+#include "core/diffusion.hpp"
 #include "core/expression_fill.hpp"
 #include "core/expression_translate.hpp"
 #include "physics/heat/face_data.hpp"
@@ -67,6 +69,27 @@ HeatModule<T>::~HeatModule() = default;
 template <class T>
 bool HeatModule<T>::split(int axis) const {
   return domain_ && domain_->layout().split(axis);
+}
+
+// A Neumann face's data g enter u at its nodes as the flux term 2 kappa g / h per unit time, so one
+// step adds up to 2 kappa_max dt |g| / h there, which the step then grows as it grows u: both must
+// stay in T (else NaN in the first step). Checked at each of `times` where g moves.
+template <class T>
+void HeatModule<T>::require_neumann_headroom(const DeckNode& s, const std::vector<double>& times, double kappa_max,
+                                             double dt, double gain2) const {
+  for (const Face& f : bc_.faces()) {
+    if (f.kind != BoundaryKind::neumann) continue;
+    std::vector<double> g(static_cast<std::size_t>(f.size()));
+    double m = 0;
+    for (const double t : times_for(f.value.uses_time(), times)) {
+      f.evaluate(g_, t, g.data());
+      m = std::max(m, largest_magnitude(f.size(), g.data()));
+    }
+    const double growth = neumann_flux_term(kappa_max * dt, 1.0, 1 / g_.h(f.axis));
+    require_step_headroom<T>(face_spec(s.child("boundary"), f.name()), "value", g_, gain2, m, growth,
+                             fmt::format(" (the flux term 2 kappa dt / h = {:.3g} times them enters u at the face, "
+                                         "then G^2 = {:.3g})", growth, gain2));
+  }
 }
 
 template <class T>
@@ -129,6 +152,7 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
       interfaces[a] = {domain_->layout().axes[a].halo_lo == 1, domain_->layout().axes[a].halo_hi == 1};
   bc_.read(s, grid, constants, interfaces);
   bc_.require_finite(s, times);
+  require_neumann_headroom(s, times, kappa_max, ctx.dt.value_or(0.0), gain2);
   u_.resize(grid.size());
   fill_on_backend(s, "initial", initial, ctx.backend, grid, t0, u_.data());
   require_finite_values(s, "initial", grid, t0, u_.data());

@@ -88,6 +88,8 @@ class HeatModule final : public Module {
   void set_face_rows(int axis, double dt, T* field) const;
   void step_gpu(double t, double dt);
   void read_solver(const DeckNode& s, const SetupContext& ctx, const KeyTable& keys);
+  void require_neumann_headroom(const DeckNode& s, const std::vector<double>& times, double kappa_max, double dt,
+                                double gain2) const;
   struct Unsplit;  // the unsplit Crank-Nicolson step's matrix, solver and data (heat.cpp)
   void setup_unsplit(const DeckNode& s, const SetupContext& ctx, double t0);
   void factor_unsplit(double dt);

@@ -169,10 +169,11 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
 
   // 3. Initial state, exact solution, line solvers. What moves with t is checked over the run.
   const std::vector<double> times = ctx.check_times(t0);
-  read_species(s, ctx, t0, keys);
+  const double gain2 = read_species(s, ctx, t0, keys);
   // (the exact flow, where given, over the half step that the Strang steps take)
   require_finite_reactions(s, times, 0.5 * ctx.dt.value_or(0.0));
   measure_reaction_growth(times);
+  require_reaction_headroom(s, t0, ctx.dt.value_or(0.0), gain2);
   const std::string pivot = s.get_or_default<std::string>("pivoting", keys);
   if (pivot == "auto") {
     pivoting_ = blocktri::Pivoting::partial;  // generated blocks carry no dominance guarantee
@@ -284,8 +285,9 @@ void ReactionDiffusionModule<T>::read_diffusion(const DeckNode& s, const SetupCo
       for (index_t o = 0; o < N; ++o) {
         const double v = values[std::size_t(o)];
         if (!std::isfinite(v) || (i == j && v < 0))
-          s.fail("diffusion", fmt::format("entry ({}, {}) is {} at node {}; entries must be finite and diagonal entries >= 0",
-                                          i + 1, j + 1, v, o));
+          s.fail("diffusion", fmt::format("entry ({}, {}) is {} {}; entries must be finite and diagonal entries >= 0",
+                                          i + 1, j + 1, v,
+                                          node_where(g_, o % g_.n[0], (o / g_.n[0]) % g_.n[1], o / (g_.n[0] * g_.n[1]))));
         Dnode_[std::size_t((o * m_ + i) * m_ + j)] = T(v);
       }
     }
@@ -393,8 +395,8 @@ void ReactionDiffusionModule<T>::read_boundary(const DeckNode& s, const SetupCon
 
 // `initial`: per species an expression of x, y, z; `perturbation`: uniform noise added to it.
 template <class T>
-void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupContext& ctx, double t0,
-                                              const KeyTable& keys) {
+double ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupContext& ctx, double t0,
+                                                const KeyTable& keys) {
   const index_t N = g_.size();
   u_.assign(std::size_t(N * m_), T(0));
   planes_.assign(std::size_t(m_), AlignedVector<T>(std::size_t(N)));
@@ -432,6 +434,7 @@ void ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCont
   }
   for (const auto& [o, values] : dirichlet_values_)
     for (int k = 0; k < m_; ++k) u_[std::size_t(o * m_ + k)] = T(values[std::size_t(k)]);
+  return gain2;
 }
 
 // The first steps evaluate R (linearly-implicit: and the deck's Jacobian) at the initial state:
@@ -468,6 +471,60 @@ void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, con
     if (bad->key == std::string("exact_flow")) where += fmt::format(" over tau = {:g}", tau);
     fail_non_finite(s.child(bad->key), names_[std::size_t(bad->species)],
                     NonFinite{non_finite_name(bad->value), where}, t);
+  }
+}
+
+// The first step's reactions, finite at the initial state, may still overflow within the step (an
+// RK4 stage of u^10, a rate near the largest number), and what they reach must leave the step's
+// diffusion room: douglas advances them over dt/2 first (react() itself, on a copy of the state),
+// linearly-implicit adds dt R to u. The state reached at every node must stay within step_headroom,
+// else a DeckError at the reaction (or exact flow) of the first species that leaves it.
+template <class T>
+void ReactionDiffusionModule<T>::require_reaction_headroom(const DeckNode& s, double t0, double dt, double gain2) {
+  if (reactions_.zero() || !(dt > 0)) return;
+  const index_t N = g_.size();
+  std::vector<double> reached(u_.size());
+  const bool douglas = scheme_ == Scheme::douglas;
+  if (douglas) {
+    const AlignedVector<T> start = u_;
+    react(t0, 0.5 * dt);
+    for (std::size_t i = 0; i < u_.size(); ++i) reached[i] = double(u_[i]);
+    u_ = start;
+  } else {
+    const auto& copies = thread_reactions();
+#pragma omp parallel
+    {
+      const rd::Reactions& local = copies[std::size_t(omp_get_thread_num())];
+      double v[kMaxSpecies], r[kMaxSpecies];
+#pragma omp for schedule(static)
+      for (index_t o = 0; o < N; ++o) {
+        for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
+        if (fixed_.empty() || !fixed_[std::size_t(o)]) {
+          index_t ijk[3];
+          lattice_.indices(o, ijk);
+          local.rates(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t0, r);
+        } else {
+          for (int k = 0; k < m_; ++k) r[k] = 0;
+        }
+        for (int k = 0; k < m_; ++k) reached[std::size_t(o * m_ + k)] = std::abs(v[k]) + dt * std::abs(r[k]);
+      }
+    }
+  }
+  const double limit = step_headroom<T>(g_, gain2);
+  for (std::size_t i = 0; i < reached.size(); ++i) {
+    if (std::abs(reached[i]) <= limit) continue;
+    const index_t o = index_t(i) / m_;
+    const int k = int(i % std::size_t(m_));
+    const std::string& name = names_[std::size_t(k)];
+    const std::string what =
+        douglas ? fmt::format("takes {} to {:.3g} in the first reaction half step ({} over dt/2 = {:g})", name,
+                              reached[i], reactions_.has_exact_flow() ? "the exact flow" : "RK4", 0.5 * dt)
+                : fmt::format("gives |{0}| + dt |R_{0}| = {1:.3g} in the first step (dt = {2:g})", name, reached[i], dt);
+    s.child(douglas && reactions_.has_exact_flow() ? "exact_flow" : "reactions")
+        .fail(name, fmt::format("{} from t = {:g} {}: too large for the step in {}, which grows the state by up to "
+                                "G^2 = {:.3g} (and a mean sums {} nodes), so it must stay below {:.3g}; a smaller "
+                                "time.dt, or smaller rates",
+                                what, t0, node_state(o), std::is_same_v<T, float> ? "float" : "double", gain2, N, limit));
   }
 }
 

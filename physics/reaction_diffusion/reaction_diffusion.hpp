@@ -78,12 +78,13 @@ class ReactionDiffusionModule final : public Module {
   const AlignedVector<T>& solution();
 
  private:
-  void read_species(const DeckNode& s, const SetupContext& ctx, double t0, const KeyTable& keys);
+  double read_species(const DeckNode& s, const SetupContext& ctx, double t0, const KeyTable& keys);
   void read_diffusion(const DeckNode& s, const SetupContext& ctx);
   void require_forward_diffusion(const DeckNode& s) const;
   void read_boundary(const DeckNode& s, const SetupContext& ctx);
   void require_finite_reactions(const DeckNode& s, const std::vector<double>& times, double tau) const;
   void measure_reaction_growth(const std::vector<double>& times);
+  void require_reaction_headroom(const DeckNode& s, double t0, double dt, double gain2);
   std::string node_state(index_t o) const;  // "at node (i, j, k) (x = ..) with u = .., v = .."
   void react(double t, double tau);
   void linearize(double t);

@@ -262,11 +262,44 @@ refused_both poissonkappaconstant "poisson.conductivity: reaches 1e+308: the mat
   "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.conductivity=1e308
 "$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.conductivity=1e308 -o bigkappafast \
     > bigkappafast.log 2>&1 || { fail "a huge constant kappa refused by a fast method"; cat bigkappafast.log; }
+# Data that the first step (or the solve) multiplies must leave it room, as initial data must (each
+# passed check and ended in NaN at step 1): a Neumann face's flux term 2 kappa dt g / h, what a
+# reaction's first half step reaches, the stiffness entries and loads of the elasticity solve.
+refused_both heatneumannhuge "heat.boundary.x+.value: has values up to 1e+308, too large for the first step in double: .*(the flux term 2 kappa dt / h = 2 times them" \
+  "$src/inputs/heat1d.yaml" --set grid.n=[9] --set time.dt=0.25 --set 'heat.boundary.x+.value=1e308'
+refused_both rdreactionhuge "reaction_diffusion.reactions.u: takes u to .* in the first reaction half step (RK4 over dt/2 = 0.125) from t = 0 at node (0, 0, 0)" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[9,9] --set 'reaction_diffusion.reactions.u=1e308'
+refused_both rdreactionstage "reaction_diffusion.reactions.u: takes u to .* with u = 1e+30, .*must stay below" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[9,9] --set 'reaction_diffusion.reactions.u=u^10' \
+  --set 'reaction_diffusion.initial.u=1e30'  # (finite at the start; an RK4 stage overflows)
+cat > rdimplicit.yaml <<'EOF'
+module: reaction_diffusion
+grid: {n: [9]}
+time: {dt: 0.25, steps: 2}
+reaction_diffusion: {species: [u], scheme: linearly-implicit, diffusion: [[1]], reactions: {u: 1e308}, initial: {u: 1},
+                     boundary: {all: {type: no-flux}}}
+EOF
+refused_both rdreactionimplicit "reaction_diffusion.reactions.u: gives |u| + dt |R_u| = 2.5e+307 in the first step (dt = 0.25)" \
+  rdimplicit.yaml
+refused_both platethickness "elasticity.thickness: is 1e+308: the stiffness entries" "$src/inputs/plate2d.yaml" \
+  --set grid.n=[5,5] --set elasticity.thickness=1e308
+refused_both platebodyforce "elasticity.loads.gravity.body_force: has values up to 1e+308, too large for the solve in double: .*(|f| D^2 / (2 mu), .*mu = 7.69e+10 the smallest)" \
+  "$src/inputs/plate2d.yaml" --set grid.n=[5,5] --set 'elasticity.loads.gravity.body_force=[0, 1e308]'
+refused_both platetraction "elasticity.loads.shear.traction.x+: has values up to 1e+308, .*(|g| D / mu, " \
+  "$src/inputs/plate2d.yaml" --set grid.n=[5,5] --set 'elasticity.loads.shear.traction.x+=[1e308, 0]'
 # check refuses the output directories run refuses by their place.
 for mode in check run; do
   refused outputcwd-$mode "output.dir: the output directory '.' is the current directory or one above it" \
     "$tridsim" $mode "$src/inputs/heat1d.yaml" --set output.dir=.
 done
+# and the directories mkdir refuses: check makes the first missing folder (and removes it), as the
+# run would (/proc takes no new name, though root may write there).
+for mode in check run; do
+  refused outputproc-$mode "output.dir: cannot create the output directory '/proc/x': " \
+    "$tridsim" $mode "$src/inputs/heat1d.yaml" --set output.dir=/proc/x
+done
+[ "$(grep '^error:' outputproc-check.log)" = "$(grep '^error:' outputproc-run.log)" ] ||
+  fail "outputproc: check and run give different errors"
 # Expressions are quoted shortened (the first 80 characters and the length), once per message.
 long=$(printf 'x+%.0s' $(seq 10000))
 refused_both longexpression "heat.initial: cannot parse expression 'x+x+.*…' (20001 characters): " \

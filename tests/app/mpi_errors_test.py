@@ -31,7 +31,8 @@ MPIRUN = [mpiexec, "--oversubscribe", "-np", "2"]
 for name, sets, want in [
     ("unknown key", ["heat.colour=1"], "heat.colour: unknown key"),
     ("non-finite initial", ["heat.initial=0/0"], "heat.initial: is NaN"),
-    ("in one rank's box", ['heat.initial="z > 0.9 ? 0/0 : 0"'], "heat.initial: is NaN at node"),
+    # (the node by its index in the whole grid, not in the rank's box)
+    ("in one rank's box", ['heat.initial="z > 0.9 ? 0/0 : 0"'], "heat.initial: is NaN at node (0, 0, 8) (x = 0, y = 0, z = 1)"),
 ]:
     cmd = MPIRUN + [tridsim, "run", f"{source}/inputs/heat3d.yaml", "-o", f"{work}/refused", "--set", "grid.n=[9,9,9]"]
     for s in sets:

@@ -13,8 +13,10 @@
 
 #include "core/backend.hpp"
 #include "core/deck.hpp"
+#include "core/decomposition.hpp"
 #include "core/field_stats.hpp"
 #include "core/lazy_library.hpp"
+#include "core/non_finite.hpp"
 #include "outputs/writer.hpp"
 #include "solvers/tridiagonal/gpu_algorithm.hpp"
 
@@ -95,6 +97,24 @@ TEST_CASE("a key left out takes its key table's default, read as the deck reads 
   CHECK(a.get_or<long>("n", 5) == 7);
   CHECK(a.get_enum("z", kLineSolvers, GpuAlgorithm::automatic) == GpuAlgorithm::automatic);
   CHECK(deck.own_defaults() == std::vector<std::string>{"a.every", "a.z"});
+}
+
+TEST_CASE("a rank's box names its nodes by their index in the whole grid") {
+  Grid g;
+  g.dim = 3;
+  g.n = {9, 9, 9};
+  const Decomposition upper = decompose(g, {1, 1, 2}, {0, 0, 1});  // z split in two: the upper half
+  const Grid box = upper.local();
+  CHECK(box.first[2] == upper.axes[2].local_first());
+  CHECK(box.first[2] > 0);
+  const index_t k = box.n[2] - 1;  // the box's last plane: z = 1, the grid's node 8
+  CHECK(node_where(box, 0, 0, k) == "at node (0, 0, 8) (x = 0, y = 0, z = 1)");
+  std::vector<double> values(static_cast<std::size_t>(box.size()), 0.0);
+  values[static_cast<std::size_t>(box.index(1, 2, k))] = std::nan("");
+  const auto bad = first_non_finite(box, values.data());
+  REQUIRE(bad);
+  CHECK(bad->where == "at node (1, 2, 8) (x = 0.125, y = 0.25, z = 1)");
+  CHECK(node_where(g, 1, 2, 8) == bad->where);  // as one process names it
 }
 
 TEST_CASE("backend names") {
