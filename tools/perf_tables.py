@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The timing tables of docs/PERFORMANCE.md and docs/modules/poisson.md, made from the benchmark results
+"""The timing tables of docs/performance.md and docs/modules/poisson.md, made from the benchmark results
 in bench/results/ (Google Benchmark JSON; the machine is the file name's prefix).
 
 A table stands in a document between two markers, and only this script writes what lies between:
@@ -27,7 +27,7 @@ import sys
 from perf_table_specs import MACHINES, TABLES  # (beside this script)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DOCUMENTS = ["docs/PERFORMANCE.md", "docs/modules/poisson.md"]
+DOCUMENTS = ["docs/performance.md", "docs/modules/poisson.md"]
 
 BEGIN = re.compile(r"^<!-- perf-table: ([A-Za-z0-9_.-]+) -->$")
 END = "<!-- end perf-table -->"

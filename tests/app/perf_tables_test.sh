@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/perf_tables.py: every generated timing table in docs/PERFORMANCE.md and docs/modules/poisson.md is what
+# tools/perf_tables.py: every generated timing table in docs/performance.md and docs/modules/poisson.md is what
 # the bench/results JSON it names gives now; and in a copy of those files, --check fails naming
 # the block when a table's number is typed over or its JSON changes, and a rewrite mends both.
 # Usage: perf_tables_test.sh SOURCE_DIR WORK_DIR
@@ -15,17 +15,17 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # 2. A copy: the documents and the results.
 rm -rf "$work" && mkdir -p "$work/docs/modules" "$work/bench" || exit 1
-cp "$src/docs/modules/poisson.md" "$work/docs/modules/" && cp "$src/docs/PERFORMANCE.md" "$work/docs/" && cp -r "$src/bench/results" "$work/bench/" || exit 1
+cp "$src/docs/modules/poisson.md" "$work/docs/modules/" && cp "$src/docs/performance.md" "$work/docs/" && cp -r "$src/bench/results" "$work/bench/" || exit 1
 "$python" "$tool" --root "$work" --check > /dev/null 2>&1 || fail "the copy does not check"
 
-# A number typed over inside a block (the Douglas step's double time in PERFORMANCE.md).
+# A number typed over inside a block (the Douglas step's double time in performance.md).
 sed -i '/^<!-- perf-table: cpu-2core-douglas -->$/,/^<!-- end perf-table -->$/ s/^| double | [0-9.]* ms/| double | 29.0 ms/' \
-  "$work/docs/PERFORMANCE.md"
+  "$work/docs/performance.md"
 out=$("$python" "$tool" --root "$work" --check 2>&1) && fail "a number typed over passed --check"
-grep -q "docs/PERFORMANCE.md:[0-9]*: cpu-2core-douglas" <<< "$out" || fail "--check did not name the typed-over block: $out"
+grep -q "docs/performance.md:[0-9]*: cpu-2core-douglas" <<< "$out" || fail "--check did not name the typed-over block: $out"
 "$python" "$tool" --root "$work" > /dev/null && "$python" "$tool" --root "$work" --check > /dev/null 2>&1 ||
   fail "a rewrite did not mend the typed-over block"
-cmp -s "$src/docs/PERFORMANCE.md" "$work/docs/PERFORMANCE.md" || fail "the rewrite differs from the tree's PERFORMANCE.md"
+cmp -s "$src/docs/performance.md" "$work/docs/performance.md" || fail "the rewrite differs from the tree's performance.md"
 
 # A new result in the JSON: the H100 Douglas step's double median halved.
 "$python" - "$work/bench/results/h100-adi.json" <<'PY'
@@ -38,11 +38,11 @@ for b in data["benchmarks"]:
 json.dump(data, open(path, "w"))
 PY
 out=$("$python" "$tool" --root "$work" --check 2>&1) && fail "a changed JSON passed --check"
-# h100-douglas stands twice in PERFORMANCE.md: in the current summary at its top and further down.
-[ "$(grep -c "docs/PERFORMANCE.md:[0-9]*: h100-douglas" <<< "$out")" = 2 ] ||
-  fail "--check did not name both h100-douglas blocks of docs/PERFORMANCE.md: $out"
+# h100-douglas stands twice in performance.md: in the current summary at its top and further down.
+[ "$(grep -c "docs/performance.md:[0-9]*: h100-douglas" <<< "$out")" = 2 ] ||
+  fail "--check did not name both h100-douglas blocks of docs/performance.md: $out"
 "$python" "$tool" --root "$work" > /dev/null
-[ "$(grep -c '^| `auto` | 0.250 ms (29.9 Gpts/s) |' "$work/docs/PERFORMANCE.md")" = 2 ] || fail "the rewrite does not show the new time 0.250 ms"
+[ "$(grep -c '^| `auto` | 0.250 ms (29.9 Gpts/s) |' "$work/docs/performance.md")" = 2 ] || fail "the rewrite does not show the new time 0.250 ms"
 
 # A block naming a table the script does not have.
 printf '<!-- perf-table: no-such-table -->\n<!-- end perf-table -->\n' >> "$work/docs/modules/poisson.md"

@@ -246,7 +246,7 @@ std::size_t level_smem(const LineSplit& s, int nout, std::size_t value_size) {
   return value_size * (std::size_t(nout) * s.S * (s.P + 1) + 64) + 2 * sizeof(detail::ToeplitzConstants<double>);
 }
 
-// `auto` on the GPU: BCR where it beat cuFFT on the H100 (docs/PERFORMANCE.md: from 1023^2 in 2D
+// `auto` on the GPU: BCR where it beat cuFFT on the H100 (docs/performance.md: from 1023^2 in 2D
 // and 127^3 in 3D, double and float) and its x lines fit the kernel, fft otherwise. bcr4, but bcr
 // for x lines over 4096 nodes (16 rows per thread, where bcr4's three-row back substitution
 // spills registers: 8191^2 double bcr 13.5 ms, bcr4 16.4 ms).
