@@ -84,7 +84,7 @@ class Results:
             copy = data.get("copy", {}).get("bytes_per_second")
             for c in data["cases"]:
                 b = {"name": c["name"], "real_time": c["ms"], "time_unit": "ms", "points/s": c["points_per_second"],
-                     "bytes/s": c["bytes_per_second"]}
+                     "bytes/s": c.get("bytes_per_second", 0)}
                 if "copy_fraction" in c:
                     b["copy_fraction"] = c["copy_fraction"]
                 self.runs.setdefault(c["name"], []).append(b)
@@ -170,6 +170,10 @@ def fields(b, copy, reference=None, counter=None, base=None):
         out["TBs"] = significant(b["bytes/s"] / 1e12)
         if copy is not None:
             out["copy"] = f"{b['bytes/s'] / copy['bytes/s']:.2f}"
+    if "points/s" in b and "ranks" in b:
+        out["Gpts_per_rank"] = significant(b["points/s"] / b["ranks"] / 1e9)
+    if "sent_bytes_per_rank" in b:
+        out["sent_MB"] = significant(b["sent_bytes_per_rank"] / 1e6)
     if "points/s" in b:
         out["Gpts"] = significant(b["points/s"] / 1e9)
         out["Mpts"] = significant(b["points/s"] / 1e6)
@@ -179,8 +183,11 @@ def fields(b, copy, reference=None, counter=None, base=None):
         out["Munknowns"] = significant(b["unknowns/s"] / 1e6)
     if reference is not None:
         out["speedup"] = f"{b[counter] / reference[counter]:.1f}"
+        out["speedup_2f"] = f"{b[counter] / reference[counter]:.2f}"
     if base is not None:  # a column from two rows: the base's time over this one's
         out["vs_base"] = f"{seconds_of(base) / seconds:.2f}"
+        if "points/s" in b and "points/s" in base:
+            out["rate_vs_base"] = f"{b['points/s'] / base['points/s']:.2f}"
         if "ranks" in b:
             out["per_rank"] = f"{seconds_of(base) / seconds / b['ranks']:.2f}"
     for key, value in b.items():
@@ -224,7 +231,7 @@ def render(name):
     table = Table(spec)
     copy = table.get(spec["copy"]) if spec.get("copy") else None
     base_of = spec.get("base")
-    runs = [run for _, cells in spec["rows"] for run in cells]
+    runs = [cell[0] if isinstance(cell, tuple) else cell for _, cells in spec["rows"] for cell in cells]
     lines = ["| " + " | ".join(spec["header"]) + " |", "| " + " | ".join("---" for _ in spec["header"]) + " |"]
     for label, cells in spec["rows"]:
         if spec.get("missing_rows") and not table.has(cells[0]):
@@ -237,9 +244,14 @@ def render(name):
             if spec.get("blank_zero"):
                 values = ["-" if v == "0" else v for v in values]
         else:
-            values = ["-" if spec.get("missing") and not table.has(run) else
-                      spec["cell"].format_map(Blank(fields(table.get(run), copy, base=table.get(base_of(run)) if base_of else None)))
-                      for run in cells]
+            values = []
+            for cell in cells:  # a run, or (run, its own template)
+                run, template = cell if isinstance(cell, tuple) else (cell, spec["cell"])
+                if spec.get("missing") and not table.has(run):
+                    values.append("-")
+                    continue
+                base = table.get(base_of(run)) if base_of else None
+                values.append(template.format_map(Blank(fields(table.get(run), copy, base=base))))
         if "ratio" in spec:
             i, j = spec["ratio"]
             values.append(f"{seconds_of(table.get(cells[i])) / seconds_of(table.get(cells[j])):.2f}")
