@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The timing tables of docs/performance.md and docs/modules/poisson.md, made from the benchmark results
-in bench/results/ (Google Benchmark JSON; the machine is the file name's prefix).
+in bench/results/: Google Benchmark JSON, lists of `tridsim bench` runs ("runs") and
+bench/python/bench_solve_lines.py's results ("cases"); the machine is the file name's prefix.
 
 A table stands in a document between two markers, and only this script writes what lies between:
 
@@ -8,8 +9,8 @@ A table stands in a document between two markers, and only this script writes wh
     ... (generated: the source file, its machine and date, then the table)
     <!-- end perf-table -->
 
-TABLES (tools/perf_table_specs.py) says, per NAME, which JSON file and which of its benchmarks fill
-which cells.
+TABLES (tools/perf_table_specs.py) says, per NAME, which JSON files and which of their benchmarks
+fill which cells; the block's first line names each file, its program, machine, date and load.
 
     tools/perf_tables.py           rewrites every block from the JSON now in the tree
     tools/perf_tables.py --check   changes nothing; exit 1 naming each block that differs from
