@@ -21,6 +21,7 @@ Python 3 standard library only.
 """
 import json
 import pathlib
+import posixpath
 import re
 import statistics
 import sys
@@ -209,8 +210,9 @@ class Blank(dict):
         return ""
 
 
-def source_line(table, runs):
-    """The table's first line: each JSON file it reads, with its program, machine, date and load."""
+def source_line(table, runs, doc):
+    """The table's first line: each JSON file it reads (a link from the document doc), with its program,
+    machine, date and load."""
     parts = []
     for name in table.used:
         res = results(name)
@@ -221,13 +223,14 @@ def source_line(table, runs):
         date = c.get("date", "?")[:10]
         load = c.get("load_avg", [None])[0]
         host = f" (host of {c['num_cpus']} CPUs)" if "num_cpus" in c else ""
-        parts.append(f"`bench/results/{name}` ({c.get('executable', '?').split('/')[-1]}): {machine_of(name)}{host}; "
+        link = posixpath.relpath(f"bench/results/{name}", posixpath.dirname(doc))
+        parts.append(f"[`bench/results/{name}`]({link}) ({c.get('executable', '?').split('/')[-1]}): {machine_of(name)}{host}; "
                      + (f"{date}" if date != "?" else "undated") + (f", load {load:.1f}" if load is not None else "")
                      + f"; {stat}.")
     return " ".join(parts)
 
 
-def render(name):
+def render(name, doc="docs/performance.md"):
     spec = TABLES[name]
     table = Table(spec)
     copy = table.get(spec["copy"]) if spec.get("copy") else None
@@ -271,7 +274,7 @@ def render(name):
         seconds = seconds_of(a) - seconds_of(b)
         values = [f"{significant(seconds * 1e3)} ms ({100 * (1 - seconds_of(b) / seconds_of(a)):.0f} % of the step)"]
         lines.append("| " + " | ".join([label] + values + [""] * (len(spec["header"]) - 2)) + " |")
-    source = "_" + source_line(table, runs) + (" " + spec["note"] + "._" if "note" in spec else "_")
+    source = "_" + source_line(table, runs, doc) + (" " + spec["note"] + "._" if "note" in spec else "_")
     lines = [f"<!-- perf-table: {name} -->", source, ""] + lines
     lines += ["", END]  # (a blank line ends the table for every Markdown reader)
     return "\n".join(lines)
@@ -314,7 +317,7 @@ def main(argv):
             if name not in TABLES:
                 raise SystemExit(f"perf_tables: {doc}:{start + 1}: no table named {name} in tools/perf_tables.py")
             seen.add(name)
-            new = render(name).split("\n")
+            new = render(name, doc).split("\n")
             if lines[start:end + 1] != new:
                 stale.append(f"{doc}:{start + 1}: {name}")
                 lines[start:end + 1] = new
