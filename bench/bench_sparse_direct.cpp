@@ -242,7 +242,7 @@ CholmodInput cholmod_input(const Case& c) {
 // blas_threads: 0 keeps the OpenMP default (2 here); 1 runs CHOLMOD with single-threaded BLAS
 // (omp_set_num_threads(1) around the case: the OpenMP OpenBLAS reads omp_get_max_threads() at
 // every call). CHOLMOD's supernodal factorization makes many small BLAS calls, and threading each
-// of them costs more than it gains on this machine (see docs/PERFORMANCE.md).
+// of them costs more than it gains on this machine (see docs/performance.md).
 void bm_cholmod_threads(benchmark::State& state, int dim, index_t interior, int blas_threads) {
   auto c = get_case(dim, interior);
   const int saved_threads = omp_get_max_threads();

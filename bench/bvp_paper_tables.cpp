@@ -1,5 +1,5 @@
 // Prints the paper's Tables I and II (relative errors (14) of every algorithm and precision for
-// P1 and P2) computed on this machine's CPU, as Markdown rows for docs/PERFORMANCE.md:
+// P1 and P2) computed on this machine's CPU, as Markdown rows for docs/performance.md:
 //   bvp_paper_tables [max_log2_n = 28] [column_length s = 512] [gpu]
 // With "gpu" (CUDA builds, a device present) the A2 columns are computed on the GPU (device
 // scans for the carries; its column length is fixed: 17 doubles / 33 floats per thread).

@@ -10,6 +10,9 @@ MACHINES = {
     "h100": "one NVIDIA H100 80GB HBM3, sm_90",
     "h100x4": "four NVIDIA H100 80GB HBM3 of one host, NCCL",
     "h100host16": "the 16-core host of the H100 machine",
+    "h100-host-cpu": "the 16-core host of the H100 machine",
+    "h200": "one NVIDIA H200, sm_90",
+    "h200x2": "two NVIDIA H200 of one host (NVLink), NCCL",
 }
 
 # What a cell shows, from one benchmark b (its median over repetitions where it has several);
@@ -29,9 +32,201 @@ MACHINES = {
 #   "missing"                a cell whose benchmark the JSON lacks shows "-" (else an error);
 #   "missing_rows"           a row whose benchmark the JSON lacks is left out;
 #   "versus": [[label, r, rows], ...]  rows: per column, the time of row r over the least of rows';
-#   "note"                   words after the source line.
+#   "note"                   words after the source line;
+#   "base": f                fields from two rows: {vs_base} the time of benchmark f(name) over this
+#                            one's (a speed-up), {per_rank} that over the counter ranks (an
+#                            efficiency), {rate_vs_base} points/s over f(name)'s.
+# A run is a benchmark of the table's "json", or FILE::RUN, one of another file of bench/results
+# (tridsim bench run lists are named DECK/NXxNYxNZ/npRANKS/TRANSPORT[/weak][/TREE]).
 GPU_LINE_SOLVERS = ("thomas", "thomas-shuffle", "thomas-naive", "thomas-pcr", "pcr", "cusparse")
 BATCH_LENGTHS = (64, 128, 256, 512, 1024)
+
+SPLIT_GPU = "split_gpu/{kind}/{transport}/b{b}/{grid}/iterations:20/manual_time"
+LONG_SHAPES = (("256³", "256x256x256", "x"), ("256³", "256x256x256", "y"), ("256³", "256x256x256", "z"),
+               ("1024² × 128", "1024x1024x128", "x"), ("1024² × 128", "1024x1024x128", "y"),
+               ("256² × 1024", "256x256x1024", "z"), ("256² × 4096", "256x256x4096", "z"),
+               ("4096 × 256²", "4096x256x256", "x"), ("256 × 4096 × 256", "256x4096x256", "y"),
+               ("8192 × 128²", "8192x128x128", "x"), ("128² × 8192", "128x128x8192", "z"),
+               ("65536 × 256", "65536x256x1", "x"), ("256 × 65536", "256x65536x1", "y"))
+
+
+def _scaling(json, deck, rows, weak=False):
+    """A table of tridsim bench runs: per row its time per step, points/s, and against the one-GPU
+    run of the same grid (strong: speed-up and efficiency) or of the same size per GPU (weak)."""
+    def base(run):
+        parts = run.split("/")
+        if weak:
+            return "/".join([parts[0], "512x512x512", "np1", "none", "weak"] + parts[5:])
+        return "/".join([parts[0], parts[1], "np1", "none"] + parts[4:])
+    return {
+        "json": json,
+        "header": ["grid", "GPUs", "transport", "ms per step", "points/s"]
+                  + (["efficiency (1 GPU's time over this)"] if weak else ["speed-up over 1 GPU", "efficiency"]),
+        "cell_columns": ["{ms}", "{Gpts} G"] + (["{vs_base}"] if weak else ["{vs_base}", "{per_rank}"]),
+        "base": base,
+        "rows": [(f"{label} | {np} | {transport}", [f"{deck}/{grid}/np{np}/{transport}" + ("/weak" if weak else "") + tree])
+                 for label, grid, np, transport, tree in rows],
+    }
+
+
+TABLES_MORE = {
+    "h100-douglas-long": {
+        "json": "h100-adi-long-lines.json",
+        "header": ["Douglas step (`auto`, Dirichlet faces)", "double", "float"],
+        "cell": "{ms} ms ({Gpts} Gpts/s, {rate_vs_base} of 256³)",
+        "base": lambda run: re.sub(r"/[0-9x]+/real_time$", "/256x256x256/real_time", run),
+        "rows": [(label, [f"adi_douglas_long/cuda/{p}/{shape}/real_time" for p in ("double", "float")])
+                 for label, shape in (("256³", "256x256x256"), ("512³", "512x512x512"), ("1024³", "1024x1024x1024"),
+                                      ("2048² × 64", "2048x2048x64"), ("4096 × 256²", "4096x256x256"),
+                                      ("256 × 4096 × 256", "256x4096x256"), ("256² × 4096", "256x256x4096"),
+                                      ("8192 × 128²", "8192x128x128"), ("128² × 8192", "128x128x8192"))],
+        "note": "In brackets, points/s as a fraction of the 256³ step's in the same precision",
+    },
+    "h100-gpu-line-solvers-long": {
+        "json": "h100-gpu-line-solvers-long.json",
+        "header": ["line solve (`auto`, in place)", "axis", "double, uniform (factored)", "double, arrays",
+                   "float, uniform (factored)", "float, arrays"],
+        "cell": "{Gpts} G ({rate_vs_base})",
+        "base": lambda run: re.sub(r"/[0-9x]+/([xyz])/min", r"/256x256x256/\1/min", run),
+        "rows": [(f"{label} | {axis}", [f"long/{p}/{src}/auto/{shape}/{axis}/min_time:0.100/manual_time"
+                                         for p in ("double", "float") for src in ("uniform", "arrays")])
+                 for label, shape, axis in LONG_SHAPES],
+        "note": "Points/s; in brackets, as a fraction of the same precision and source's 256³ rate on that axis",
+    },
+    "h200-rows-lines": {
+        "json": "h200-gpu-line-solvers-rows-lines.json",
+        "header": ["coefficient arrays, double", "axis", "`auto`", "`thomas-naive`"],
+        "cell": "{ms} ms ({copy_fraction_2f})",
+        "missing": True,
+        "rows": [(f"{label} | {axis}", [f"long/double/arrays/{alg}/{shape}/{axis}/min_time:0.100/manual_time"
+                                         for alg in ("auto", "thomas-naive")])
+                 for label, shape, axis in (("256³", "256x256x256", "y"), ("256³", "256x256x256", "z"),
+                                            ("512³", "512x512x512", "y"), ("512³", "512x512x512", "z"),
+                                            ("1024² × 128", "1024x1024x128", "y"), ("256² × 1024", "256x256x1024", "z"))],
+        "note": "In brackets, the fraction of the run's device copy on the minimal traffic",
+    },
+    "h100-glioma-accuracy": {
+        "json": "h100-glioma.json",
+        "header": ["glioma 256³, one year", "explicit dt (limit)", "explicit max error", "strang-adi dt",
+                   "strang-adi max error", "explicit wall", "strang-adi wall", "speed-up"],
+        "cell_columns": ["{dt_explicit}", "{error_explicit}", "{dt_implicit}", "{error_implicit}", "{wall_explicit_s} s",
+                         "{wall_implicit_s} s", "{speedup_2f}"],
+        "rows": [("double", ["glioma_accuracy/cuda/256/iterations:1/real_time"])],
+    },
+    "h100-gpu-split-batches": {
+        "json": "h100-gpu-distributed-np1.json",
+        "header": ["z lines split, double", "rows", "transport", "ranks", "1 batch", "2 batches", "4 batches", "default"],
+        "cell": "{ms} ms",
+        "rows": [(f"{grid_label} | {kind} | {transport} | {np}",
+                  [f"h100-gpu-distributed-np{np}.json::" + SPLIT_GPU.format(kind=kind, transport=transport, b=b, grid=grid)
+                   for b in (1, 2, 4, 0)])
+                 for grid_label, grid in (("256³", "256x256x256"), ("512² × 256", "512x512x256"))
+                 for kind in ("shared", "arrays") for transport in ("gather", "alltoall") for np in (1, 2)],
+        "note": "The np = 2 rows: two ranks on the one GPU (time-sliced), a correctness setting with a rough timing",
+    },
+    "h100-gpu-split-rows-ahead": {
+        "json": "h100-gpu-distributed-rows-ahead-np1.json",
+        "header": ["z lines, one rank, shared rows, gather, rows loaded ahead", "1 batch", "2 batches", "4 batches",
+                   "default"],
+        "cell": "{ms} ms ({copy})",
+        "copy": "copy/d2d/134MB/min_time:0.100/manual_time",
+        "rows": [(grid_label, [SPLIT_GPU.format(kind="shared", transport="gather", b=b, grid=grid) for b in (1, 2, 4, 0)])
+                 for grid_label, grid in (("256³", "256x256x256"), ("512² × 256", "512x512x256"))],
+        "note": "In brackets, the fraction of the run's device copy on the bytes counted",
+    },
+    "h100host16-split-transports": {
+        "json": "h100-host-cpu-split-transports-np2.json",
+        "header": ["z lines split, one thread per rank", "ranks", "gather", "all-to-all", "reduced solve: gather",
+                   "all-to-all", "exchange wait: gather", "all-to-all", "MB sent per rank: gather", "all-to-all"],
+        "rows": [(f"{label} | {np}", [(f"h100-host-cpu-split-transports-np{np}.json::split_lines/z/{t}{grid}/iterations:10/manual_time", cell)
+                                      for cell in ("{ms} ms", "{reduced_solve_ms} ms", "{exchange_ms} ms", "{sent_MB}")
+                                      for t in ("", "alltoall/")])
+                 for label, grid, np in (("256³", "256x256x256", 2), ("256³", "256x256x256", 4), ("256³", "256x256x256", 8),
+                                         ("256² × 512", "256x256x512", 4), ("256² × 1024", "256x256x1024", 8))],
+        "note": "Medians of 3 × 10 iterations, an iteration's time the slowest rank's",
+    },
+    "h100host16-line-solvers": {
+        "json": "h100host16-line-solvers-65536x256.json",
+        "copy": "copy/omp/1074MB/real_time",
+        "header": ["65536 lines of 256, 16 threads", "double", "float"],
+        "cell": "{ms} ms ({copy})",
+        "rows": [(f"{kind}, {axis}", [f"solve/{p}/{kind}/{shape}/{axis}/real_time" for p in ("double", "float")])
+                 for kind in ("uniform", "arrays") for shape, axis in (("256x65536", "x"), ("65536x256", "y"))],
+        "note": "In brackets, the fraction of the run's 1 GiB copy on the minimal traffic",
+    },
+    "h100-python-solve-lines": {
+        "json": "h100-python-solve-lines.json",
+        "header": ["65536 × 256 from Python, ms", "C++ `thomas` (CUDA events)", "Python `thomas`", "Python `thomas`, check=False",
+                   "Python `auto`", "Python `auto`, check=False"],
+        "cell": "{ms}",
+        "rows": [(f"{p}, {kind}, {axis}",
+                  [f"h100-gpu-line-solvers-65536x256.json::batch/{p}/{kind}/thomas/{axis}/65536x256/min_time:0.100/manual_time"]
+                  + [f"python/{p}/{kind}/{alg}/{axis}/65536x256{nc}" for alg in ("thomas", "auto") for nc in ("", "/nocheck")])
+                 for p in ("double", "float") for kind in ("uniform", "arrays") for axis in ("x", "y")],
+        "note": "Python: the median wall time of 20 synchronized calls, launch and argument handling included",
+    },
+    "h100host16-python-solve-lines": {
+        "json": "h100host16-python-solve-lines-cpu.json",
+        "header": ["65536 × 256 from Python, 16 threads, ms", "C++", "Python `auto`", "Python `auto`, check=False"],
+        "cell": "{ms}",
+        "rows": [(f"{p}, {kind}, {axis}",
+                  [f"h100host16-line-solvers-65536x256.json::solve/{p}/{kind}/{shape}/{axis}/real_time"]
+                  + [f"python/{p}/{kind}/auto/{shape}/{axis}{nc}" for nc in ("", "/nocheck")])
+                 for p in ("double", "float") for kind in ("uniform", "arrays")
+                 for shape, axis in (("256x65536", "x"), ("65536x256", "y"))]
+                + [("SciPy `solve_banded`, one call per line: double, arrays, x", ["-", "scipy/solve_banded/double/256x65536/x", "-"])],
+        "missing": True,
+    },
+    "h100x4-douglas-strong": _scaling("h100x4-douglas-scaling.json", "adi-benchmark", [
+        (label, grid, np, tr, "") for label, grid in (("512³", "512x512x512"), ("1024³", "1024x1024x1024"))
+        for np, tr in ((1, "none"), (2, "nccl"), (4, "nccl"), (2, "staged"), (4, "staged"))]),
+    "h100x4-douglas-weak": _scaling("h100x4-douglas-scaling.json", "adi-benchmark", [
+        ("512³", "512x512x512", 1, "none", ""), ("512² × 1024", "512x512x1024", 2, "nccl", ""),
+        ("512 × 1024²", "512x1024x1024", 4, "nccl", "")], weak=True),
+    "h100x4-glioma": {**_scaling("h100x4-douglas-scaling.json", "glioma3d", [
+        ("512³", "512x512x512", 1, "none", ""), ("512³", "512x512x512", 4, "nccl", "")]),
+        "note": "One simulated year, 730 steps"},
+    "h100x4-split": {
+        "json": "h100x4-gpu-distributed-nccl-np1.json",
+        "header": ["256² × 4096, z lines split, double", "transport", "1 GPU", "2 GPUs", "G unknowns/s per GPU (2 GPUs)",
+                   "speed-up (2 GPUs)"],
+        "base": lambda run: run.replace("-np2.json::", "-np1.json::"),
+        "rows": [(f"{label} | {transport}",
+                  [(f"h100x4-gpu-distributed-nccl-np{np}.json::" + SPLIT_GPU.format(kind=kind, transport=transport, b=0, grid="256x256x4096"), cell)
+                   for np, cell in ((1, "{ms} ms"), (2, "{ms} ms"), (2, "{Gpts_per_rank}"), (2, "{vs_base}"))])
+                 for label, kind in (("rows shared (factored)", "shared"), ("coefficient arrays a, b, c", "arrays"))
+                 for transport in ("gather", "alltoall")],
+        "note": "One rank per GPU, NCCL; 20 iterations, an iteration's time the slowest rank's",
+    },
+    "h200x2-split": {
+        "json": "h200x2-gpu-distributed-split-np1.json",
+        "header": ["256² × 4096, z lines split, double", "transport", "1 GPU", "2 GPUs", "G unknowns/s per GPU (2 GPUs)",
+                   "speed-up (2 GPUs)"],
+        "base": lambda run: run.replace("-np2.json::", "-np1.json::"),
+        "rows": [(f"{label} | {transport}",
+                  [(f"h200x2-gpu-distributed-split-np{np}.json::" + SPLIT_GPU.format(kind=kind, transport=transport, b=0, grid="256x256x4096"), cell)
+                   for np, cell in ((1, "{ms} ms"), (2, "{ms} ms"), (2, "{Gpts_per_rank}"), (2, "{vs_base}"))])
+                 for label, kind in (("rows shared (factored)", "shared"), ("coefficient arrays a, b, c", "arrays"))
+                 for transport in ("gather", "alltoall")],
+        "note": "One rank per GPU, NCCL; 20 iterations, an iteration's time the slowest rank's",
+    },
+    "h200x2-douglas-strong": _scaling("h200x2-douglas-scaling.json", "adi-benchmark", [
+        ("512³", "512x512x512", 1, "none", ""), ("512³", "512x512x512", 2, "nccl", ""),
+        ("1024³", "1024x1024x1024", 1, "none", ""), ("1024³", "1024x1024x1024", 2, "nccl", "")]),
+    # Weak: the tree "bordered" (segments over 256 rows on a cluster, the path the landed tree takes
+    # for these segments of 512 rows), against its own one-GPU run.
+    "h200x2-douglas-weak": {
+        **_scaling("h200x2-douglas-scaling.json", "adi-benchmark", [], weak=True),
+        "base": lambda run: "adi-benchmark/512x512x512/np1/none/bordered",
+        "rows": [("512³ | 1 | none", ["adi-benchmark/512x512x512/np1/none/bordered"]),
+                 ("512² × 1024 | 2 | nccl", ["adi-benchmark/512x512x1024/np2/nccl/bordered"])],
+        "note": "The runs of tree \"bordered\": split segments over 256 rows solved on a thread-block cluster",
+    },
+    "h200x2-glioma": {**_scaling("h200x2-douglas-scaling.json", "glioma3d", [
+        ("512³", "512x512x512", 1, "none", ""), ("512³", "512x512x512", 2, "nccl", "")]),
+        "note": "Strang-ADI steps, 200 of a year's 730"},
+
+}
 
 TABLES = {
     "cpu-2core-line-solvers": {
@@ -64,7 +259,7 @@ TABLES = {
                  ("float", ["adi_douglas_step/cpu/float/256/real_time"])],
     },
     "h100-douglas": {
-        "json": "h100-adi.json",
+        "json": "h100-adi-contract.json",
         "header": ["solver", "double", "float"],
         "cell": "{ms} ms ({Gpts} Gpts/s)",
         "rows": [(label, [f"adi_douglas_step/cuda/{key}/{p}/256/real_time" for p in ("double", "float")])
@@ -208,7 +403,8 @@ TABLES = {
         "json": f"{machine}-glioma.json",
         "header": [f"glioma, {n}³", "time", "GB/s (minimal traffic)"],
         "cell_columns": ["{time}", "{GBs}"],
-        "rows": [(label, [f"{kind}/{backend}/{p}/{n}/{suffix}real_time"])
+        "rows": [(label, [("h100-glioma-contract.json::" if backend == "cuda" and kind == "glioma_year" else "")
+                          + f"{kind}/{backend}/{p}/{n}/{suffix}real_time"])
                  for label, kind, p, suffix in (("Strang step, double", "glioma_step", "double", ""),
                                                 ("Strang step, float", "glioma_step", "float", ""),
                                                 ("one year (730 steps), double", "glioma_year", "double", "iterations:1/"),
@@ -243,20 +439,6 @@ TABLES = {
                                                    ("cuSOLVER `csrlsvchol` (factorization: all phases)",
                                                     "cusolver_lsvchol"))[:solvers])],
     },
-    "cpu2-sparse-direct-1023": {
-        "json": "cpu2-sparse-direct.json",
-        "header": ["1023² Poisson (5-point), 1.05 M unknowns", "factorization", "solve", "analysis"],
-        "cell_columns": ["{factor_s} s", "{solve_s} s", "{analysis_s} s"],
-        "rows": [(label, [f"sparse_direct/5pt/1023/{key}/iterations:{it}/manual_time"])
-                 for label, key, it in (("tridsim multifrontal", "ours", 2), ("CHOLMOD", "cholmod", 2),
-                                        ("CHOLMOD, 1 BLAS thread", "cholmod_blas1", 2), ("MUMPS", "mumps", 2))],
-    },
-    "h100-sparse-direct-1023": {
-        "json": "h100-sparse-direct.json",
-        "header": ["1023² Poisson (5-point), 1.05 M unknowns", "factorization", "solve", "analysis"],
-        "cell_columns": ["{factor_s} s", "{solve_s} s", "{analysis_s} s"],
-        "rows": [("tridsim multifrontal", ["gpu_sparse_direct/5pt/1023/ours/iterations:3/manual_time"])],
-    },
     "reaction-diffusion-cpu": {
         "json": "cpu-2core-1thread-reaction-diffusion.json",
         "header": ["deck (one step, double, 1 thread)", "time"],
@@ -283,3 +465,4 @@ TABLES = {
                  for deck in ("turing2d", "cross_diffusion2d", "brusselator3d")],
     },
 }
+TABLES.update(TABLES_MORE)

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""The timing tables of docs/PERFORMANCE.md and docs/modules/poisson.md, made from the benchmark results
-in bench/results/ (Google Benchmark JSON; the machine is the file name's prefix).
+"""The timing tables of docs/performance.md and docs/modules/poisson.md, made from the benchmark results
+in bench/results/: Google Benchmark JSON, lists of `tridsim bench` runs ("runs") and
+bench/python/bench_solve_lines.py's results ("cases"); the machine is the file name's prefix.
 
 A table stands in a document between two markers, and only this script writes what lies between:
 
@@ -8,8 +9,8 @@ A table stands in a document between two markers, and only this script writes wh
     ... (generated: the source file, its machine and date, then the table)
     <!-- end perf-table -->
 
-TABLES (tools/perf_table_specs.py) says, per NAME, which JSON file and which of its benchmarks fill
-which cells.
+TABLES (tools/perf_table_specs.py) says, per NAME, which JSON files and which of their benchmarks
+fill which cells; the block's first line names each file, its program, machine, date and load.
 
     tools/perf_tables.py           rewrites every block from the JSON now in the tree
     tools/perf_tables.py --check   changes nothing; exit 1 naming each block that differs from
@@ -20,6 +21,7 @@ Python 3 standard library only.
 """
 import json
 import pathlib
+import posixpath
 import re
 import statistics
 import sys
@@ -27,7 +29,7 @@ import sys
 from perf_table_specs import MACHINES, TABLES  # (beside this script)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DOCUMENTS = ["docs/PERFORMANCE.md", "docs/modules/poisson.md"]
+DOCUMENTS = ["docs/performance.md", "docs/modules/poisson.md"]
 
 BEGIN = re.compile(r"^<!-- perf-table: ([A-Za-z0-9_.-]+) -->$")
 END = "<!-- end perf-table -->"
@@ -51,7 +53,10 @@ def machine_of(file_name):
 
 
 class Results:
-    """One JSON file of Google Benchmark results: a benchmark's median (or its one run)."""
+    """One JSON file of results: a benchmark's median (or its one run). Three formats:
+    Google Benchmark's ("benchmarks"); a list of `tridsim bench` runs ("runs": grid, ranks,
+    transport, ms_per_step, points_per_s, optional deck, series, note, tree), each named
+    DECK/NXxNYxNZ/npRANKS/TRANSPORT[/weak][/TREE]; and bench/python's ("cases": name, ms, ...)."""
 
     def __init__(self, name):
         self.name = name
@@ -63,6 +68,31 @@ class Results:
         self.context = data.get("context", {})
         self.runs = {}
         self.medians = {}
+        if "runs" in data:  # tridsim bench runs, copied from its output
+            self.context = {"date": data.get("date", "?"), "executable": "tridsim bench",
+                            "machine_line": data.get("machine", "")}
+            for r in data["runs"]:
+                run = (f"{r.get('deck', 'adi-benchmark')}/{'x'.join(map(str, r['grid']))}/np{r['ranks']}/{r['transport']}"
+                       + ("/weak" if r.get("series") == "weak" or "weak" in r.get("note", "") else "")
+                       + (f"/{r['tree']}" if "tree" in r else ""))
+                b = {"name": run, "real_time": r["ms_per_step"], "time_unit": "ms", "points/s": r["points_per_s"],
+                     "ranks": r["ranks"], "steps": r["steps"]}
+                if "steps_s" in r:
+                    b["run_s"] = r["steps_s"]
+                self.runs.setdefault(run, []).append(b)
+            return
+        if "cases" in data:  # bench/python/bench_solve_lines.py
+            self.context = {"date": data.get("date", "?"), "executable": "bench/python/bench_solve_lines.py"}
+            copy = data.get("copy", {}).get("bytes_per_second")
+            for c in data["cases"]:
+                b = {"name": c["name"], "real_time": c["ms"], "time_unit": "ms", "points/s": c["points_per_second"],
+                     "bytes/s": c.get("bytes_per_second", 0)}
+                if "copy_fraction" in c:
+                    b["copy_fraction"] = c["copy_fraction"]
+                self.runs.setdefault(c["name"], []).append(b)
+            if copy:
+                self.runs["copy"] = [{"name": "copy", "real_time": 1.0, "time_unit": "s", "bytes/s": copy}]
+            return
         for b in data.get("benchmarks", []):
             run = b.get("run_name", b["name"])
             if b.get("run_type") == "aggregate":
@@ -89,11 +119,52 @@ class Results:
         return next(r for r in runs if r["real_time"] == middle)
 
 
+_LOADED = {}
+
+
+def results(name):
+    if name not in _LOADED:
+        _LOADED[name] = Results(name)
+    return _LOADED[name]
+
+
+class Table:
+    """A table's benchmarks: a run is a benchmark of the table's "json", or FILE::RUN, a benchmark
+    of another file of bench/results. Remembers the files used, for the source line."""
+
+    def __init__(self, spec):
+        self.default = spec["json"]
+        self.used = [self.default]
+
+    def split(self, run):
+        name, _, r = run.rpartition("::")
+        name = name or self.default
+        if name not in self.used:
+            self.used.append(name)
+        return results(name), r
+
+    def has(self, run):
+        res, r = self.split(run)
+        return res.has(r)
+
+    def get(self, run):
+        res, r = self.split(run)
+        return res.get(r)
+
+    def repetitions(self, run):
+        res, r = self.split(run)
+        return res.repetitions(r)
+
+
 SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def fields(b, copy, reference=None, counter=None):
-    seconds = b["real_time"] * SCALE[b.get("time_unit", "ns")]
+def seconds_of(b):
+    return b["real_time"] * SCALE[b.get("time_unit", "ns")]
+
+
+def fields(b, copy, reference=None, counter=None, base=None):
+    seconds = seconds_of(b)
     out = {"ms": significant(seconds * 1e3), "us": significant(seconds * 1e6), "s": significant(seconds),
            "time": f"{significant(seconds * 1e3)} ms" if seconds < 1 else f"{significant(seconds)} s"}
     if "bytes/s" in b:
@@ -101,6 +172,10 @@ def fields(b, copy, reference=None, counter=None):
         out["TBs"] = significant(b["bytes/s"] / 1e12)
         if copy is not None:
             out["copy"] = f"{b['bytes/s'] / copy['bytes/s']:.2f}"
+    if "points/s" in b and "ranks" in b:
+        out["Gpts_per_rank"] = significant(b["points/s"] / b["ranks"] / 1e9)
+    if "sent_bytes_per_rank" in b:
+        out["sent_MB"] = significant(b["sent_bytes_per_rank"] / 1e6)
     if "points/s" in b:
         out["Gpts"] = significant(b["points/s"] / 1e9)
         out["Mpts"] = significant(b["points/s"] / 1e6)
@@ -110,6 +185,13 @@ def fields(b, copy, reference=None, counter=None):
         out["Munknowns"] = significant(b["unknowns/s"] / 1e6)
     if reference is not None:
         out["speedup"] = f"{b[counter] / reference[counter]:.1f}"
+        out["speedup_2f"] = f"{b[counter] / reference[counter]:.2f}"
+    if base is not None:  # a column from two rows: the base's time over this one's
+        out["vs_base"] = f"{seconds_of(base) / seconds:.2f}"
+        if "points/s" in b and "points/s" in base:
+            out["rate_vs_base"] = f"{b['points/s'] / base['points/s']:.2f}"
+        if "ranks" in b:
+            out["per_rank"] = f"{seconds_of(base) / seconds / b['ranks']:.2f}"
     for key, value in b.items():
         if re.fullmatch(r"[A-Za-z_]\w*", key) and key not in out and isinstance(value, (int, float)):
             out[key] = significant(value)
@@ -128,52 +210,72 @@ class Blank(dict):
         return ""
 
 
-def render(name):
+def source_line(table, runs, doc):
+    """The table's first line: each JSON file it reads (a link from the document doc), with its program,
+    machine, date and load."""
+    parts = []
+    for name in table.used:
+        res = results(name)
+        c = res.context
+        mine = [r for r in runs if table.split(r)[0] is res and table.has(r)]
+        reps = sorted({table.repetitions(r) for r in mine})
+        stat = "one result each" if reps in ([1], []) else f"medians of {'/'.join(map(str, reps))} repetitions"
+        date = c.get("date", "?")[:10]
+        load = c.get("load_avg", [None])[0]
+        host = f" (host of {c['num_cpus']} CPUs)" if "num_cpus" in c else ""
+        link = posixpath.relpath(f"bench/results/{name}", posixpath.dirname(doc))
+        parts.append(f"[`bench/results/{name}`]({link}) ({c.get('executable', '?').split('/')[-1]}): {machine_of(name)}{host}; "
+                     + (f"{date}" if date != "?" else "undated") + (f", load {load:.1f}" if load is not None else "")
+                     + f"; {stat}.")
+    return " ".join(parts)
+
+
+def render(name, doc="docs/performance.md"):
     spec = TABLES[name]
-    res = Results(spec["json"])
-    copy = res.get(spec["copy"]) if spec.get("copy") else None
-    c = res.context
-    runs = [run for _, cells in spec["rows"] for run in cells if res.has(run)]
-    reps = sorted({res.repetitions(run) for run in runs if res.has(run)})
-    stat = "one result each" if reps == [1] else f"medians of {'/'.join(map(str, reps))} repetitions"
-    date = c.get("date", "?")[:10]
-    load = c.get("load_avg", [None])[0]
-    source = (f"_`bench/results/{spec['json']}` ({c.get('executable', '?').split('/')[-1]}): "
-              f"{machine_of(spec['json'])} (host of {c.get('num_cpus', '?')} CPUs); {date}"
-              + (f", load {load:.1f}" if load is not None else "") + f"; {stat}.")
-    source += (" " + spec["note"] + "._") if "note" in spec else "_"
-    lines = [f"<!-- perf-table: {name} -->", source, "", "| " + " | ".join(spec["header"]) + " |",
-             "| " + " | ".join("---" for _ in spec["header"]) + " |"]
+    table = Table(spec)
+    copy = table.get(spec["copy"]) if spec.get("copy") else None
+    base_of = spec.get("base")
+    runs = [cell[0] if isinstance(cell, tuple) else cell for _, cells in spec["rows"] for cell in cells]
+    lines = ["| " + " | ".join(spec["header"]) + " |", "| " + " | ".join("---" for _ in spec["header"]) + " |"]
     for label, cells in spec["rows"]:
-        if spec.get("missing_rows") and not res.has(cells[0]):
+        if spec.get("missing_rows") and not table.has(cells[0]):
             continue
         if "cell_columns" in spec:
             counter, ref = spec.get("speedup", (None, None))
-            f = fields(res.get(cells[0]), copy, res.get(ref(cells[0])) if ref else None, counter)
+            base = table.get(base_of(cells[0])) if base_of else None
+            f = fields(table.get(cells[0]), copy, table.get(ref(cells[0])) if ref else None, counter, base)
             values = [t.format_map(Blank(f)) for t in spec["cell_columns"]]
             if spec.get("blank_zero"):
                 values = ["-" if v == "0" else v for v in values]
         else:
-            values = ["-" if spec.get("missing") and not res.has(run) else spec["cell"].format(**fields(res.get(run), copy))
-                      for run in cells]
+            values = []
+            for cell in cells:  # a run, or (run, its own template)
+                run, template = cell if isinstance(cell, tuple) else (cell, spec["cell"])
+                if spec.get("missing") and not table.has(run):
+                    values.append("-")
+                    continue
+                base = table.get(base_of(run)) if base_of else None
+                values.append(template.format_map(Blank(fields(table.get(run), copy, base=base))))
         if "ratio" in spec:
             i, j = spec["ratio"]
-            values.append(f"{res.get(cells[i])['real_time'] / res.get(cells[j])['real_time']:.2f}")
+            values.append(f"{seconds_of(table.get(cells[i])) / seconds_of(table.get(cells[j])):.2f}")
         lines.append("| " + " | ".join([label] + values) + " |")
     for label, r, ours in spec.get("versus", []):
         def seconds(row, col):
             run = spec["rows"][row][1][col]
-            return res.get(run)["real_time"] if res.has(run) else None
+            return seconds_of(table.get(run)) if table.has(run) else None
         values = []
         for col in range(len(spec["rows"][r][1])):
             best = min(t for t in (seconds(o, col) for o in ours) if t is not None)
             values.append(f"{seconds(r, col) / best:.2f}x")
         lines.append("| " + " | ".join([label] + values) + " |")
     for label, i, j in spec.get("difference", []):
-        a, b = (res.get(spec["rows"][k][1][0]) for k in (i, j))
-        seconds = (a["real_time"] - b["real_time"]) * SCALE[a.get("time_unit", "ns")]
-        values = [f"{significant(seconds * 1e3)} ms ({100 * (1 - b['real_time'] / a['real_time']):.0f} % of the step)"]
+        a, b = (table.get(spec["rows"][k][1][0]) for k in (i, j))
+        seconds = seconds_of(a) - seconds_of(b)
+        values = [f"{significant(seconds * 1e3)} ms ({100 * (1 - seconds_of(b) / seconds_of(a)):.0f} % of the step)"]
         lines.append("| " + " | ".join([label] + values + [""] * (len(spec["header"]) - 2)) + " |")
+    source = "_" + source_line(table, runs, doc) + (" " + spec["note"] + "._" if "note" in spec else "_")
+    lines = [f"<!-- perf-table: {name} -->", source, ""] + lines
     lines += ["", END]  # (a blank line ends the table for every Markdown reader)
     return "\n".join(lines)
 
@@ -215,7 +317,7 @@ def main(argv):
             if name not in TABLES:
                 raise SystemExit(f"perf_tables: {doc}:{start + 1}: no table named {name} in tools/perf_tables.py")
             seen.add(name)
-            new = render(name).split("\n")
+            new = render(name, doc).split("\n")
             if lines[start:end + 1] != new:
                 stale.append(f"{doc}:{start + 1}: {name}")
                 lines[start:end + 1] = new

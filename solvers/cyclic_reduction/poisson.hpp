@@ -6,7 +6,7 @@
 //   bcr4 - radix-4 block cyclic reduction,
 //   fft  - the sine-transform baseline (FFTW),
 //   auto - fft: on this project's loaded 2-core machine it was the fastest or within noise of bcr4
-//          once bcr4 refines (docs/PERFORMANCE.md); revisit with quiet-machine figures.
+//          once bcr4 refines (docs/performance.md); revisit with quiet-machine figures.
 // A module moves its Dirichlet data into f before calling solve (see physics/poisson).
 #include <array>
 #include <cmath>

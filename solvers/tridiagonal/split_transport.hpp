@@ -19,7 +19,7 @@ enum class SplitTransport {
 // The automatic choice. The all-to-all saves received volume and reduced-solve work that grow with
 // P, but pays a second exchange's latency per batch: at P = 2 it saves at most half of a small
 // volume (bench_distributed measures a tie there and the all-to-all ahead from P = 4 on:
-// docs/PERFORMANCE.md), and with few lines both exchanges are latency-bound, so gather there.
+// docs/performance.md), and with few lines both exchanges are latency-bound, so gather there.
 inline constexpr int kSplitAlltoallMinRanks = 3;
 inline constexpr index_t kSplitAlltoallMinLines = 4096;
 inline SplitTransport choose_split_transport(index_t lines, int ranks) {

@@ -575,7 +575,7 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
 // Lines longer than kSegmentedAbove take the segmented path of the thomas family
 // (segmented_lines.cuh) once a shared-memory tile holds fewer than kSegmentedTileLines of them
 // (too few threads busy, and on y/z lines too short a run of each row to coalesce); while more
-// fit, the tiled kernel is faster (docs/PERFORMANCE.md, long lines).
+// fit, the tiled kernel is faster (docs/performance.md, long lines).
 constexpr index_t kSegmentedAbove = detail::kThomasPcrMax;
 constexpr int kSegmentedTileLines = 4;
 template <class T, class Rows, class Load, class Store>
