@@ -14,9 +14,9 @@
 #include "core/domain.hpp"
 #include "core/expression.hpp"
 #include "core/field_stats.hpp"
+#include "core/fields.hpp"
 #include "core/grid.hpp"
 #include "core/types.hpp"
-#include "outputs/writer.hpp"
 
 namespace tridsim {
 

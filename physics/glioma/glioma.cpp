@@ -19,7 +19,7 @@
 #include "physics/module_keys.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/distributed.hpp"
-#include "solvers/tridiagonal/solver_choice.hpp"
+#include "physics/solver_choice.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {

@@ -19,7 +19,7 @@
 
 #include "core/aligned.hpp"
 #include "core/module.hpp"
-#include "solvers/tridiagonal/solver_choice.hpp"
+#include "physics/solver_choice.hpp"
 
 namespace tridsim {
 

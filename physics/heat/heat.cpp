@@ -213,7 +213,7 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
 // ---- the solver: lines or the unsplit step --------------------------------------------------
 
 // `solver`: a name of kSolverNames, or (lines) a line solver's name or a map of them per axis
-// (solvers/tridiagonal/solver_choice.hpp). Needs scheme_, variable_kappa_ and g_.
+// (physics/solver_choice.hpp). Needs scheme_, variable_kappa_ and g_.
 template <class T>
 void HeatModule<T>::read_solver(const DeckNode& s, const SetupContext& ctx, const KeyTable& keys) {
   std::optional<Solver> family;  // nullopt: auto

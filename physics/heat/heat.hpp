@@ -15,7 +15,7 @@
 #include "core/aligned.hpp"
 #include "core/module.hpp"
 #include "core/boundary.hpp"
-#include "solvers/tridiagonal/solver_choice.hpp"
+#include "physics/solver_choice.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 #include "solvers/tridiagonal/segment_reduction.hpp"

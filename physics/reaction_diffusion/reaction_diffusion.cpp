@@ -16,7 +16,7 @@
 #include "physics/reaction_diffusion/reaction_diffusion_gpu.hpp"
 #include "physics/reaction_diffusion/reaction_step.hpp"
 #include "physics/reaction_diffusion/spectrum.hpp"
-#include "solvers/block_tridiagonal/block_solver_choice.hpp"
+#include "physics/block_solver_choice.hpp"
 #include "solvers/block_tridiagonal/batched.hpp"
 #include "solvers/block_tridiagonal/distributed.hpp"
 #include "tridsim_build_info.hpp"

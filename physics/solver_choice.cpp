@@ -1,4 +1,4 @@
-#include "solvers/tridiagonal/solver_choice.hpp"
+#include "physics/solver_choice.hpp"
 
 #include <optional>
 #include <string>

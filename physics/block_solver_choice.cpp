@@ -1,4 +1,4 @@
-#include "solvers/block_tridiagonal/block_solver_choice.hpp"
+#include "physics/block_solver_choice.hpp"
 
 #include <string>
 
