@@ -650,9 +650,16 @@ void Run::set_up_module() {
   spdlog::info("deck {} is valid: module {}, {}D grid {}x{}x{}, {} steps of dt={}", deck_file.string(), module_name,
                grid.dim, grid.n[0], grid.n[1], grid.n[2], time.steps, time.dt);
   if (opt.mode == RunOptions::Mode::check || (opt.mode == RunOptions::Mode::run && opt.files)) {
-    if (const std::string why = RunDirectory::place_problem(out_dir); !why.empty()) fail_output_dir(why);
-    if (const std::string why = output_dir_problem(out_dir); !why.empty())
-      fail_output_dir(fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why));
+    // Rank 0 alone probes (it makes the directory, and the probe makes and removes a folder: on
+    // every rank it would race with rank 0's mkdir); every rank then fails alike.
+    std::string problem;
+    if (root_rank) {
+      problem = RunDirectory::place_problem(out_dir);
+      if (const std::string why = problem.empty() ? output_dir_problem(out_dir) : ""; !why.empty())
+        problem = fmt::format("cannot create the output directory '{}': {}", out_dir.string(), why);
+    }
+    if (domain->distributed()) problem = domain->broadcast(problem);
+    if (!problem.empty()) fail_output_dir(problem);
   }
   // Checkpoints and restarts need the module's state.
   if (checkpoint && !restartable())
