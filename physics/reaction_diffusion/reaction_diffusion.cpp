@@ -482,50 +482,55 @@ void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, con
 template <class T>
 void ReactionDiffusionModule<T>::require_reaction_headroom(const DeckNode& s, double t0, double dt, double gain2) {
   if (reactions_.zero() || !(dt > 0)) return;
-  const index_t N = g_.size();
-  std::vector<double> reached(u_.size());
+  const index_t N = g_.size(), values = N * m_;
+  const double limit = step_headroom<T>(g_, gain2);
   const bool douglas = scheme_ == Scheme::douglas;
+  // linearly-implicit: |u| + dt |R| at node o, every species, into out.
+  auto reached_at = [&](const rd::Reactions& local, index_t o, double* out) {
+    double v[kMaxSpecies], r[kMaxSpecies] = {};
+    for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
+    if (fixed_.empty() || !fixed_[std::size_t(o)]) {
+      index_t ijk[3];
+      lattice_.indices(o, ijk);
+      local.rates(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t0, r);
+    }
+    for (int k = 0; k < m_; ++k) out[k] = std::abs(v[k]) + dt * std::abs(r[k]);
+  };
+  index_t bad = values;  // the first value past the limit (NaN included)
+  double bad_value = 0;
   if (douglas) {
     const AlignedVector<T> start = u_;
     react(t0, 0.5 * dt);
-    for (std::size_t i = 0; i < u_.size(); ++i) reached[i] = double(u_[i]);
+    for (index_t i = 0; i < values && bad == values; ++i)
+      if (!(std::abs(double(u_[std::size_t(i)])) <= limit)) bad = i, bad_value = double(u_[std::size_t(i)]);
     u_ = start;
   } else {
     const auto& copies = thread_reactions();
-#pragma omp parallel
-    {
-      const rd::Reactions& local = copies[std::size_t(omp_get_thread_num())];
-      double v[kMaxSpecies], r[kMaxSpecies];
-#pragma omp for schedule(static)
-      for (index_t o = 0; o < N; ++o) {
-        for (int k = 0; k < m_; ++k) v[k] = double(u_[std::size_t(o * m_ + k)]);
-        if (fixed_.empty() || !fixed_[std::size_t(o)]) {
-          index_t ijk[3];
-          lattice_.indices(o, ijk);
-          local.rates(v, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t0, r);
-        } else {
-          for (int k = 0; k < m_; ++k) r[k] = 0;
-        }
-        for (int k = 0; k < m_; ++k) reached[std::size_t(o * m_ + k)] = std::abs(v[k]) + dt * std::abs(r[k]);
-      }
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (index_t o = 0; o < N; ++o) {
+      double out[kMaxSpecies];
+      reached_at(copies[std::size_t(omp_get_thread_num())], o, out);
+      for (int k = 0; k < m_; ++k)
+        if (!(out[k] <= limit)) bad = std::min(bad, o * m_ + k);
+    }
+    if (bad < values) {
+      double out[kMaxSpecies];
+      reached_at(copies[0], bad / m_, out);
+      bad_value = out[bad % m_];
     }
   }
-  const double limit = step_headroom<T>(g_, gain2);
-  for (std::size_t i = 0; i < reached.size(); ++i) {
-    if (std::abs(reached[i]) <= limit) continue;
-    const index_t o = index_t(i) / m_;
-    const int k = int(i % std::size_t(m_));
-    const std::string& name = names_[std::size_t(k)];
-    const std::string what =
-        douglas ? fmt::format("takes {} to {:.3g} in the first reaction half step ({} over dt/2 = {:g})", name,
-                              reached[i], reactions_.has_exact_flow() ? "the exact flow" : "RK4", 0.5 * dt)
-                : fmt::format("gives |{0}| + dt |R_{0}| = {1:.3g} in the first step (dt = {2:g})", name, reached[i], dt);
-    s.child(douglas && reactions_.has_exact_flow() ? "exact_flow" : "reactions")
-        .fail(name, fmt::format("{} from t = {:g} {}: too large for the step in {}, which grows the state by up to "
-                                "G^2 = {:.3g} (and a mean sums {} nodes), so it must stay below {:.3g}; a smaller "
-                                "time.dt, or smaller rates",
-                                what, t0, node_state(o), std::is_same_v<T, float> ? "float" : "double", gain2, N, limit));
-  }
+  if (bad == values) return;
+  const index_t o = bad / m_;
+  const std::string& name = names_[std::size_t(bad % m_)];
+  const std::string what =
+      douglas ? fmt::format("takes {} to {:.3g} in the first reaction half step ({} over dt/2 = {:g})", name,
+                            bad_value, reactions_.has_exact_flow() ? "the exact flow" : "RK4", 0.5 * dt)
+              : fmt::format("gives |{0}| + dt |R_{0}| = {1:.3g} in the first step (dt = {2:g})", name, bad_value, dt);
+  s.child(douglas && reactions_.has_exact_flow() ? "exact_flow" : "reactions")
+      .fail(name, fmt::format("{} from t = {:g} {}: too large for the step in {}, which grows the state by up to "
+                              "G^2 = {:.3g} (and a mean sums {} nodes), so it must stay below {:.3g}; a smaller "
+                              "time.dt, or smaller rates",
+                              what, t0, node_state(o), std::is_same_v<T, float> ? "float" : "double", gain2, N, limit));
 }
 
 template <class T>
