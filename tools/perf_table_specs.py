@@ -70,8 +70,8 @@ def _scaling(json, deck, rows, weak=False):
 
 
 TABLES_MORE = {
-    "h100-douglas-long": {
-        "json": "h100-adi-long-lines.json",
+    **{f"{machine}-douglas-long": {
+        "json": f"{machine}-adi-long-lines.json",
         "header": ["Douglas step (`auto`, Dirichlet faces)", "double", "float"],
         "cell": "{ms} ms ({Gpts} Gpts/s, {rate_vs_base} of 256³)",
         "base": lambda run: re.sub(r"/[0-9x]+/real_time$", "/256x256x256/real_time", run),
@@ -81,9 +81,9 @@ TABLES_MORE = {
                                       ("256 × 4096 × 256", "256x4096x256"), ("256² × 4096", "256x256x4096"),
                                       ("8192 × 128²", "8192x128x128"), ("128² × 8192", "128x128x8192"))],
         "note": "In brackets, points/s as a fraction of the 256³ step's in the same precision",
-    },
-    "h100-gpu-line-solvers-long": {
-        "json": "h100-gpu-line-solvers-long.json",
+    } for machine in ("h100", "h200")},
+    **{f"{machine}-gpu-line-solvers-long": {
+        "json": f"{machine}-gpu-line-solvers-long.json",
         "header": ["line solve (`auto`, in place)", "axis", "double, uniform (factored)", "double, arrays",
                    "float, uniform (factored)", "float, arrays"],
         "cell": "{Gpts} G ({rate_vs_base})",
@@ -92,6 +92,12 @@ TABLES_MORE = {
                                          for p in ("double", "float") for src in ("uniform", "arrays")])
                  for label, shape, axis in LONG_SHAPES],
         "note": "Points/s; in brackets, as a fraction of the same precision and source's 256³ rate on that axis",
+    } for machine in ("h100", "h200")},
+    "h200-glioma-step": {
+        "json": "h200-glioma-step.json",
+        "header": ["glioma step (`strang-adi`, dt 0.5 d)", "double", "float"],
+        "cell": "{ms} ms ({Gpts} Gpts/s)",
+        "rows": [(f"{n}³", [f"glioma_step/cuda/{p}/{n}/real_time" for p in ("double", "float")]) for n in (256, 512)],
     },
     "h200-rows-lines": {
         "json": "h200-gpu-line-solvers-rows-lines.json",

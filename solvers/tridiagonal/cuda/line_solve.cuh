@@ -523,6 +523,23 @@ void launch_naive(const Geometry& g, const Rows& rows, const Load& load, const S
   TRIDIAG_CUDA(freed);
 }
 
+// thomas-pcr on strided (y, z) lines of per-line rows: a staged tile, a warp per line; false where
+// the lines are too long for it.
+template <class T, class Rows, class Load, class Store>
+bool launch_pcr_tiled(const Geometry& g, const Rows& rows, const Load& load, const Store& store, cudaStream_t stream) {
+  const int lines = pcr_tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device()));
+  if (lines == 0 || g.n > detail::kThomasPcrMax) return false;
+  const std::size_t smem = std::size_t(1 + kStaged<Rows>) * sizeof(T) * std::size_t(g.n * lines + g.n / 8 + 1);
+  const unsigned blocks = detail::grid_size((g.count + lines - 1) / lines);
+  if (detail::thomas_pcr_segment_bound(g.n) <= 8)
+    launch<T>(thomas_pcr_tiled<T, 8, Rows, Load, Store>, blocks, kTileThreads, smem, stream, "thomas_pcr_tiled", g,
+              lines, rows, load, store);
+  else
+    launch<T>(thomas_pcr_tiled<T, 16, Rows, Load, Store>, blocks, kTileThreads, smem, stream, "thomas_pcr_tiled", g,
+              lines, rows, load, store);
+  return true;
+}
+
 template <class T, class Rows, class Load, class Store>
 void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, const Load& load, const Store& store,
                        cudaStream_t stream) {
@@ -545,20 +562,8 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
       return;
     }
   }
-  if constexpr (!is_factored_v<Rows>) {
-    const int lines = pcr_tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device()));
-    if (L.axis != 0 && lines > 0) {  // strided lines: a staged tile, a warp per line
-      const std::size_t smem = std::size_t(1 + kStaged<Rows>) * sizeof(T) * std::size_t(g.n * lines + g.n / 8 + 1);
-      const unsigned blocks = detail::grid_size((g.count + lines - 1) / lines);
-      if (detail::thomas_pcr_segment_bound(g.n) <= 8)
-        launch<T>(thomas_pcr_tiled<T, 8, Rows, Load, Store>, blocks, kTileThreads, smem, stream, "thomas_pcr_tiled", g,
-                  lines, rows, load, store);
-      else
-        launch<T>(thomas_pcr_tiled<T, 16, Rows, Load, Store>, blocks, kTileThreads, smem, stream, "thomas_pcr_tiled",
-                  g, lines, rows, load, store);
-      return;
-    }
-  }
+  if constexpr (!is_factored_v<Rows>)
+    if (L.axis != 0 && launch_pcr_tiled<T>(g, rows, load, store, stream)) return;  // a warp per staged line
   const index_t longest =
       is_factored_v<Rows> ? detail::uniform_scan_segment_bound(g.n) : detail::thomas_pcr_segment_bound(g.n);
   const std::size_t smem =
@@ -572,12 +577,10 @@ void launch_thomas_pcr(const LineSet& L, const Geometry& g, const Rows& rows, co
               rows, load, store);
 }
 
-// Lines longer than kSegmentedAbove take the segmented path of the thomas family
-// (segmented_lines.cuh) once a shared-memory tile holds fewer than kSegmentedTileLines of them
-// (too few threads busy, and on y/z lines too short a run of each row to coalesce); while more
-// fit, the tiled kernel is faster (docs/performance.md, long lines).
+// Lines longer than kSegmentedAbove that no path above takes go to the segmented path of the
+// thomas family (segmented_lines.cuh): every thread busy, where the tiled kernel would have one
+// thread of its block sweep each of the few lines its tile holds.
 constexpr index_t kSegmentedAbove = detail::kThomasPcrMax;
-constexpr int kSegmentedTileLines = 4;
 template <class T, class Rows, class Load, class Store>
 void launch_segmented(const LineSet& L, const Geometry& g, const Rows& rows, const Load& load, const Store& store,
                       cudaStream_t stream);
@@ -613,9 +616,7 @@ void solve_lines(const LineSet& L, const Rows& rows, const Load& load, const Sto
   if constexpr (is_factored_v<Rows>)
     if (g.n > kClusterAbove && launch_cluster_lines<T>(L, g, rows, load, store, stream)) return;
   if (g.n > kRowsLinesAbove && launch_rows_lines<T>(L, g, rows, load, store, stream)) return;
-  const int tiled_lines = tile_lines<T, Rows>(g.n, detail::device_limits(detail::current_device()));
-  if (g.n > kSegmentedAbove && tiled_lines < kSegmentedTileLines)
-    return launch_segmented<T>(L, g, rows, load, store, stream);
+  if (g.n > kSegmentedAbove) return launch_segmented<T>(L, g, rows, load, store, stream);
   // thomas: a factored matrix from array to array runs the pipelined kernel of the in-place
   // solver (asynchronous copies a few chunks ahead of the sweep). A fused store (an update
   // that reads as well) runs faster in the tiled kernel, off the back substitution's path.

@@ -9,12 +9,12 @@
 //     (reduce_segments again, on rows with a unit diagonal);
 //   - a line that fits in one chunk solves those two rows and recovers everything in the same
 //     kernel (recover_segments, twice): one read and one write per element;
-//   - a longer line writes each chunk's two rows to scratch (kernel `reduce`); one thread per line
-//     solves the line's reduced system of 2 rows per chunk (solve_reduced_at; kernel `solve`); and
-//     each chunk is staged again through `load` and the row source, reduced again (the same
-//     arithmetic, so the same end rows) and recovered from its two solved unknowns (kernel
-//     `recover`). Staging again costs one more read of what `load` reads, but keeps no
-//     per-element scratch, which would cost a write and a read.
+//   - a longer line writes each chunk's two rows to scratch (kernel `reduce`); the lines' reduced
+//     systems (2 rows per chunk) are solved as lines of their own (solve_reduced_lines: a warp per
+//     line, or this path again for very long lines); and each chunk is staged again through `load`
+//     and the row source, reduced again (the same arithmetic, so the same end rows) and recovered
+//     from its two solved unknowns (kernel `recover`). Staging again costs one more read of what
+//     `load` reads, but keeps no per-element scratch, which would cost a write and a read.
 // Tile layout in shared memory: planes a, b, c, d; y/z lines (x-adjacent: a row of the tile is one
 // contiguous run of kSegLines values) at (i + i / S) * kSegLines + l, x lines at l * ld + i + i / S
 // (one padding slot per segment, so threads walking their segments side by side hit different
@@ -42,9 +42,10 @@ struct Plan {
   std::size_t smem = 0;
 };
 
+// The segments' end rows and the tile's line offsets.
 template <class T>
 constexpr std::size_t end_rows_bytes() {
-  return 4 * sizeof(T) * kSegLines * 2 * kSegParts;
+  return 4 * sizeof(T) * kSegLines * 2 * kSegParts + kSegLines * sizeof(index_t);
 }
 
 // Segment length: as long as fits in a third of the multiprocessor's shared memory (so that three
@@ -85,11 +86,24 @@ __device__ __forceinline__ void stage_row(const Rows& rows, const Load& load, in
   if (r == n - 1) c[p] = T(0);
 }
 
+// The lines' reduced systems in scratch: row j of line q at j * count + q in each plane (y lines of
+// a count x (2 * chunks) array), the unit diagonal stored so that they are array rows.
+template <class T>
+struct ReducedPlanes {
+  T *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+  __device__ void put(index_t e, const ReducedRow<T>& r) const {
+    a[e] = r.a;
+    b[e] = T(1);
+    c[e] = r.c;
+    d[e] = r.d;
+  }
+};
+
 // (The phase is an argument, not a template parameter: one kernel per row source and functors
 // instead of three, each branch uniform across the grid.)
 template <class T, bool AlongX, class Rows, class Load, class Store>
 __global__ void __launch_bounds__(kThreads)
-    chunk_kernel(Geometry g, Plan plan, Phase phase, Rows rows, Load load, Store store, ReducedRow<T>* reduced,
+    chunk_kernel(Geometry g, Plan plan, Phase phase, Rows rows, Load load, Store store, ReducedPlanes<T> reduced,
                  const T* solved) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr int X = kSegLines, P = kSegParts;
@@ -103,6 +117,7 @@ __global__ void __launch_bounds__(kThreads)
   T* const rb = ra + X * 2 * P;
   T* const rc = rb + X * 2 * P;
   T* const rd = rc + X * 2 * P;
+  index_t* const bases = reinterpret_cast<index_t*>(rd + X * 2 * P);  // the tile's line offsets
   // y/z lines: blocks side by side take the same chunk of x-adjacent tiles, so that the blocks
   // resident at once read few pages (a line's chunks lie a page or more apart); x lines: a tile's
   // chunks, one contiguous run.
@@ -113,21 +128,23 @@ __global__ void __launch_bounds__(kThreads)
   const int rows_here = int(n - r0 < plan.chunk ? n - r0 : plan.chunk);
   const index_t stride = AlongX ? 1 : X;
   auto pos = [&](int l, int i) { return AlongX ? l * ld + i + i / S : index_t(i + i / S) * X + l; };
+  if (tid < nl) bases[tid] = detail::line_base(g, q0 + tid) + r0 * g.s;
+  __syncthreads();
 
-  // 1. Stage the tile (consecutive threads on consecutive addresses).
+  // 1. Stage the tile (consecutive threads on consecutive addresses; on x lines the tile's rows
+  // taken as one run, so that every thread has loads in flight however short the chunk).
   auto for_tile = [&](auto&& f) {
     if constexpr (AlongX) {
-      for (int l = 0; l < nl; ++l) {
-        const index_t base = detail::line_base(g, q0 + l) + r0;
 #pragma unroll 4
-        for (int i = tid; i < rows_here; i += kThreads) f(l, i, base + i);
+      for (int e = tid; e < nl * rows_here; e += kThreads) {
+        const int l = e / rows_here, i = e - l * rows_here;
+        f(l, i, bases[l] + i);
       }
     } else {
       const int l = tid % X;
       if (l < nl) {
-        const index_t base = detail::line_base(g, q0 + l) + r0 * g.s;
 #pragma unroll 4
-        for (int i = tid / X; i < rows_here; i += P) f(l, i, base + index_t(i) * g.s);
+        for (int i = tid / X; i < rows_here; i += P) f(l, i, bases[l] + index_t(i) * g.s);
       }
     }
   };
@@ -143,7 +160,7 @@ __global__ void __launch_bounds__(kThreads)
     if (m > 0) {
       const index_t r = r0 + i0;
       if (i0 > 0) left = C[pos(l, i0 - 1)];
-      else if (r > 0) left = rows.stage(detail::line_base(g, q0 + l) + (r - 1) * g.s, int(r - 1));
+      else if (r > 0) left = rows.stage(bases[l] - g.s, int(r - 1));
     }
     __syncthreads();  // (row i0 - 1's staged value is read before its owner overwrites it)
     for (int i = i0; i < i0 + m; ++i) {
@@ -183,8 +200,8 @@ __global__ void __launch_bounds__(kThreads)
     const int got = reduce_segments<T>(ends, X, 1, ra + tid, rb + tid, rc + tid, rd + tid, two);
     if (got == 1) two[1] = {T(0), T(0), T(0)};  // a one-row chunk ends the line: x = 0 decoupled
     if (phase == Phase::reduce) {
-      reduced[2 * k * g.count + q] = two[0];
-      reduced[(2 * k + 1) * g.count + q] = two[1];
+      reduced.put(2 * k * g.count + q, two[0]);
+      reduced.put((2 * k + 1) * g.count + q, two[1]);
     } else {
       T first, last;
       if (phase == Phase::whole) {  // a_0 = c_{n-1} = 0: the line's two rows alone
@@ -212,19 +229,20 @@ __global__ void __launch_bounds__(kThreads)
   for_tile([&](int l, int i, index_t o) { store(o, q0 + l, int(r0 + i), D[pos(l, i)]); });
 }
 
-// The reduced system of each line (2 rows per chunk, row j of line q at j * count + q): one thread
-// per line; its unknowns to `solved` in the same layout.
-template <class T>
-__global__ void solve_kernel(index_t count, index_t rows_per_line, const ReducedRow<T>* reduced, T* cp, T* solved) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= count) return;
-  solve_reduced_at<T>(
-      rows_per_line, 1, [&](index_t j, index_t) { return reduced[j * count + q]; },
-      [&](index_t j, index_t) -> T& { return cp[j * count + q]; },
-      [&](index_t j, index_t) -> T& { return solved[j * count + q]; });
-}
-
 }  // namespace segmented
+
+// The reduced systems (per_line rows each, ReducedPlanes' layout), their unknowns to x in the same
+// layout: thomas-pcr's tiled kernel, a warp per line, up to its length; past it, this path again
+// (the reduced system of a reduced system is shorter by a chunk's length).
+template <class T>
+void solve_reduced_lines(index_t count, index_t per_line, const segmented::ReducedPlanes<T>& r, T* x,
+                         cudaStream_t stream) {
+  const LineSet L{{count, per_line, 1}, {1, count, count * per_line}, 1};
+  const Geometry g = detail::geometry(L);
+  const ArrayRows<T> rows{r.a, r.b, r.c};
+  if (!launch_pcr_tiled<T>(g, rows, ArrayLoad<T>{r.d}, ArrayStore<T>{x}, stream))
+    launch_segmented<T>(L, g, rows, ArrayLoad<T>{r.d}, ArrayStore<T>{x}, stream);
+}
 
 template <class T, class Rows, class Load, class Store>
 void launch_segmented(const LineSet& L, const Geometry& g, const Rows& rows, const Load& load, const Store& store,
@@ -236,25 +254,22 @@ void launch_segmented(const LineSet& L, const Geometry& g, const Rows& rows, con
     constexpr bool X = decltype(along_x)::value;
     if (plan.chunks == 1) {
       launch<T>(chunk_kernel<T, X, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
-                "segmented whole lines", g, plan, Phase::whole, rows, load, store, static_cast<ReducedRow<T>*>(nullptr),
+                "segmented whole lines", g, plan, Phase::whole, rows, load, store, ReducedPlanes<T>{},
                 static_cast<const T*>(nullptr));
       return;
     }
     const index_t per_line = 2 * plan.chunks, values = per_line * g.count;
     void* scratch = nullptr;
-    TRIDIAG_CUDA(cudaMallocAsync(&scratch, values * (sizeof(ReducedRow<T>) + 2 * sizeof(T)), stream));
-    auto* reduced = static_cast<ReducedRow<T>*>(scratch);
-    T* const cp = reinterpret_cast<T*>(reduced + values);
-    T* const solved = cp + values;
+    TRIDIAG_CUDA(cudaMallocAsync(&scratch, 5 * values * sizeof(T), stream));
+    T* const planes = static_cast<T*>(scratch);
+    const ReducedPlanes<T> reduced{planes, planes + values, planes + 2 * values, planes + 3 * values};
+    T* const solved = planes + 4 * values;
     try {
       launch<T>(chunk_kernel<T, X, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
                 "segmented reduce", g, plan, Phase::reduce, rows, load, store, reduced, static_cast<const T*>(nullptr));
-      constexpr int threads = 128;
-      solve_kernel<T><<<detail::grid_size((g.count + threads - 1) / threads), threads, 0, stream>>>(
-          g.count, per_line, reduced, cp, solved);
-      detail::check_cuda(cudaGetLastError(), "segmented solve", __FILE__, __LINE__);
+      solve_reduced_lines<T>(g.count, per_line, reduced, solved, stream);
       launch<T>(chunk_kernel<T, X, Rows, Load, Store>, blocks, kThreads, plan.smem, stream,
-                "segmented recover", g, plan, Phase::recover, rows, load, store, static_cast<ReducedRow<T>*>(nullptr),
+                "segmented recover", g, plan, Phase::recover, rows, load, store, ReducedPlanes<T>{},
                 static_cast<const T*>(solved));
     } catch (...) {
       (void)cudaFreeAsync(scratch, stream);
