@@ -13,6 +13,7 @@ MACHINES = {
     "h100-host-cpu": "the 16-core host of the H100 machine",
     "h200": "one NVIDIA H200, sm_90",
     "h200x2": "two NVIDIA H200 of one host (NVLink), NCCL",
+    "h200x4": "four NVIDIA H200 of one host (NVLink), NCCL",
 }
 
 # What a cell shows, from one benchmark b (its median over repetitions where it has several);
@@ -66,6 +67,22 @@ def _scaling(json, deck, rows, weak=False):
         "base": base,
         "rows": [(f"{label} | {np} | {transport}", [f"{deck}/{grid}/np{np}/{transport}" + ("/weak" if weak else "") + tree])
                  for label, grid, np, transport, tree in rows],
+    }
+
+
+def _split(prefix):
+    """The split solve of bench_gpu_distributed on 1 and 2 GPUs, from PREFIX-np1.json and PREFIX-np2.json."""
+    return {
+        "json": f"{prefix}-np1.json",
+        "header": ["256² × 4096, z lines split, double", "transport", "1 GPU", "2 GPUs", "G unknowns/s per GPU (2 GPUs)",
+                   "speed-up (2 GPUs)"],
+        "base": lambda run: run.replace("-np2.json::", "-np1.json::"),
+        "rows": [(f"{label} | {transport}",
+                  [(f"{prefix}-np{np}.json::" + SPLIT_GPU.format(kind=kind, transport=transport, b=0, grid="256x256x4096"), cell)
+                   for np, cell in ((1, "{ms} ms"), (2, "{ms} ms"), (2, "{Gpts_per_rank}"), (2, "{vs_base}"))])
+                 for label, kind in (("rows shared (factored)", "shared"), ("coefficient arrays a, b, c", "arrays"))
+                 for transport in ("gather", "alltoall")],
+        "note": "One rank per GPU, NCCL; 20 iterations, an iteration's time the slowest rank's",
     }
 
 
@@ -192,30 +209,9 @@ TABLES_MORE = {
     "h100x4-glioma": {**_scaling("h100x4-douglas-scaling.json", "glioma3d", [
         ("512³", "512x512x512", 1, "none", ""), ("512³", "512x512x512", 4, "nccl", "")]),
         "note": "One simulated year, 730 steps"},
-    "h100x4-split": {
-        "json": "h100x4-gpu-distributed-nccl-np1.json",
-        "header": ["256² × 4096, z lines split, double", "transport", "1 GPU", "2 GPUs", "G unknowns/s per GPU (2 GPUs)",
-                   "speed-up (2 GPUs)"],
-        "base": lambda run: run.replace("-np2.json::", "-np1.json::"),
-        "rows": [(f"{label} | {transport}",
-                  [(f"h100x4-gpu-distributed-nccl-np{np}.json::" + SPLIT_GPU.format(kind=kind, transport=transport, b=0, grid="256x256x4096"), cell)
-                   for np, cell in ((1, "{ms} ms"), (2, "{ms} ms"), (2, "{Gpts_per_rank}"), (2, "{vs_base}"))])
-                 for label, kind in (("rows shared (factored)", "shared"), ("coefficient arrays a, b, c", "arrays"))
-                 for transport in ("gather", "alltoall")],
-        "note": "One rank per GPU, NCCL; 20 iterations, an iteration's time the slowest rank's",
-    },
-    "h200x2-split": {
-        "json": "h200x2-gpu-distributed-split-np1.json",
-        "header": ["256² × 4096, z lines split, double", "transport", "1 GPU", "2 GPUs", "G unknowns/s per GPU (2 GPUs)",
-                   "speed-up (2 GPUs)"],
-        "base": lambda run: run.replace("-np2.json::", "-np1.json::"),
-        "rows": [(f"{label} | {transport}",
-                  [(f"h200x2-gpu-distributed-split-np{np}.json::" + SPLIT_GPU.format(kind=kind, transport=transport, b=0, grid="256x256x4096"), cell)
-                   for np, cell in ((1, "{ms} ms"), (2, "{ms} ms"), (2, "{Gpts_per_rank}"), (2, "{vs_base}"))])
-                 for label, kind in (("rows shared (factored)", "shared"), ("coefficient arrays a, b, c", "arrays"))
-                 for transport in ("gather", "alltoall")],
-        "note": "One rank per GPU, NCCL; 20 iterations, an iteration's time the slowest rank's",
-    },
+    "h100x4-split": _split("h100x4-gpu-distributed-nccl"),
+    "h200x2-split": _split("h200x2-gpu-distributed-split"),
+    "h200x4-split": _split("h200x4-gpu-distributed-split"),
     "h200x2-douglas-strong": _scaling("h200x2-douglas-scaling.json", "adi-benchmark", [
         ("512³", "512x512x512", 1, "none", ""), ("512³", "512x512x512", 2, "nccl", ""),
         ("1024³", "1024x1024x1024", 1, "none", ""), ("1024³", "1024x1024x1024", 2, "nccl", "")]),
@@ -231,6 +227,14 @@ TABLES_MORE = {
     "h200x2-glioma": {**_scaling("h200x2-douglas-scaling.json", "glioma3d", [
         ("512³", "512x512x512", 1, "none", ""), ("512³", "512x512x512", 2, "nccl", "")]),
         "note": "Strang-ADI steps, 200 of a year's 730"},
+    "h200x4-douglas-strong": _scaling("h200x4-douglas-scaling.json", "adi-benchmark", [
+        (label, grid, np, "none" if np == 1 else "nccl", "") for label, grid in (("512³", "512x512x512"), ("1024³", "1024x1024x1024"))
+        for np in (1, 2, 4)]),
+    "h200x4-douglas-weak": _scaling("h200x4-douglas-scaling.json", "adi-benchmark", [
+        ("512³", "512x512x512", 1, "none", ""), ("512 × 1024²", "512x1024x1024", 4, "nccl", "")], weak=True),
+    "h200x4-glioma": {**_scaling("h200x4-douglas-scaling.json", "glioma3d", [
+        ("512³", "512x512x512", 1, "none", ""), ("512³", "512x512x512", 4, "nccl", "")]),
+        "note": "Strang-ADI steps: one simulated year (730) on 4 GPUs, 200 of them on one"},
 
 }
 
