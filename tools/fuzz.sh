@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzz deck loading and `tridsim check` of every module (tests/fuzz/fuzz_deck.cpp) for a while.
-# Usage: tools/fuzz.sh [SECONDS]       (default 180; BUILD_DIR=build-fuzz, JOBS=nproc)
+# Usage: tools/fuzz.sh [SECONDS]       (default 180; BUILD_DIR=build-fuzz, JOBS=nproc: fuzzing processes)
 # Installs clang and its libFuzzer runtime with apt-get (through sudo when not root) if they are
 # missing, builds the harness with ASan + UBSan in $BUILD_DIR and fuzzes a copy of the seed decks
 # in $BUILD_DIR/fuzz/corpus. Exits non-zero when it found a crash, a hang or a memory blow-up;
@@ -42,10 +42,13 @@ done
 
 echo "fuzzing for $seconds s; corpus $work/corpus, findings in $work/artifacts"
 rc=0
-# One OpenMP thread: on grids this small, starting threads costs more than the work (4x fewer inputs).
-OMP_NUM_THREADS=1 "$(realpath "$build")/bin/fuzz_deck" "$work/corpus" -dict=tests/fuzz/deck.dict -max_total_time="$seconds" \
-  -max_len=4096 -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
-  < /dev/null || rc=$?
+# One OpenMP thread: on grids this small, starting threads costs more than the work (4x fewer inputs);
+# instead one fuzzing process per core (libFuzzer's fork mode), sharing the corpus.
+fork=()
+[ "$jobs" -gt 1 ] && fork=(-fork="$jobs")
+OMP_NUM_THREADS=1 "$(realpath "$build")/bin/fuzz_deck" "$work/corpus" "${fork[@]}" -dict=tests/fuzz/deck.dict \
+  -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" -print_funcs=0 \
+  -print_final_stats=1 < /dev/null || rc=$?
 if [ $rc -ne 0 ]; then
   echo "fuzz_deck found a bug (exit $rc). The input:" >&2
   ls -l "$work/artifacts" >&2
