@@ -5,7 +5,9 @@
 //     every coefficient source (UniformMatrix, ArrayCoeffs, DiffusionCoeffs with both face means
 //     and Dirichlet/Neumann ends), every Algorithm, in place and through load/store functors,
 //     against thomas_reference applied line by line to gathered copies;
-//  4. error handling (singular UniformMatrix, bad strides) and small consistency checks.
+//  4. error handling (singular UniformMatrix, bad strides) and small consistency checks;
+//  5. the cyclic (periodic) lines of cyclic.hpp against dense elimination of the cyclic system and
+//     against the exact discrete Fourier mode of a circulant matrix, on every axis.
 //
 // Inputs are random and diagonally dominant (|b| >= |a| + |c| + 0.5), so every solver here is
 // stable without pivoting and the condition number is small (at most ~15 for the random rows,
@@ -37,6 +39,7 @@
 #include "core/errors.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
+#include "solvers/tridiagonal/cyclic.hpp"
 #include "solvers/tridiagonal/cyclic_reduction.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 #include "tests/common/padded_layout.hpp"
@@ -113,14 +116,19 @@ double rel_error(index_t n, const T* x, const U* y) {
 }
 
 // Dense Gaussian elimination with partial pivoting in long double (the reference's reference).
+// Cyclic (n >= 3): a_0 in column n-1 and c_{n-1} in column 0.
 template <class T>
-std::vector<long double> dense_solve(const System<T>& s) {
+std::vector<long double> dense_solve(const System<T>& s, bool cyclic = false) {
   const index_t n = index_t(s.b.size());
   std::vector<long double> A(n * n, 0.0L), x(s.d.begin(), s.d.end());
   for (index_t r = 0; r < n; ++r) {
     if (r > 0) A[r * n + r - 1] = s.a[r];
     A[r * n + r] = s.b[r];
     if (r + 1 < n) A[r * n + r + 1] = s.c[r];
+  }
+  if (cyclic) {
+    A[n - 1] = s.a[0];
+    A[(n - 1) * n] = s.c[n - 1];
   }
   for (index_t k = 0; k < n; ++k) {
     index_t p = k;
@@ -506,4 +514,122 @@ TEST_CASE("solve_lines: empty line sets do nothing; a non-unit x stride is an er
   CHECK(std::all_of(d.begin(), d.end(), [](double v) { return v == 1.0; }));
   LineSet strided{{2, 2, 1}, {2, 4, 8}, 1};
   CHECK_THROWS_AS(solve_lines<double>(strided, M, d.data()), tridsim::Error);
+}
+
+// ---- 5. cyclic lines ---------------------------------------------------------------------------
+
+// Solve every line of `lay` along `axis` as a cyclic system with M, in place (padding untouched)
+// and through functors (each element loaded and stored once); compare with dense elimination of
+// each gathered line. rows(base, a, b, c) gives the line's rows, a_0 and c_{n-1} the wrap.
+template <class T, class Matrix, class Rows>
+void check_cyclic(const Layout& lay, int axis, const Matrix& M, const Rows& rows, Rng& rng, const char* source) {
+  const LineSet L = lay.lines(axis);
+  const index_t S = lay.size(), n = L.length(), s = L.stride[axis];
+  INFO(source, ": ", lay.describe(axis));
+  std::vector<T> rhs(S, nan_v<T>());
+  for (index_t o = 0; o < S; ++o)
+    if (!lay.is_padding(o)) rhs[o] = T(rng.uni(-1, 1));
+  std::vector<T> in_place = rhs, out(S, T(-12345.5));
+  std::vector<std::atomic<int>> touched(S);
+  solve_cyclic_lines<T>(L, M, in_place.data());
+  solve_cyclic_lines<T>(
+      L, M,
+      [&](index_t o, index_t k, T* dst) {
+        for (index_t i = 0; i < k; ++i) {
+          dst[i] = rhs[o + i];
+          touched[o + i].fetch_add(1);  // a load counts 1, a store 16
+        }
+      },
+      [&](index_t o, index_t k, const T* src) {
+        for (index_t i = 0; i < k; ++i) {
+          out[o + i] = src[i];
+          touched[o + i].fetch_add(16);
+        }
+      });
+  double worst = 0;
+  for (index_t base : lay.line_bases(axis)) {
+    System<T> sys{std::vector<T>(n), std::vector<T>(n), std::vector<T>(n), std::vector<T>(n)};
+    rows(base, sys.a.data(), sys.b.data(), sys.c.data());
+    for (index_t r = 0; r < n; ++r) sys.d[r] = rhs[base + r * s];
+    const std::vector<long double> want = dense_solve(sys, true);
+    std::vector<T> got(n), got_out(n);
+    for (index_t r = 0; r < n; ++r) {
+      got[r] = in_place[base + r * s];
+      got_out[r] = out[base + r * s];
+    }
+    worst = std::max({worst, rel_error(n, got.data(), want.data()), rel_error(n, got_out.data(), want.data())});
+  }
+  CHECK_MESSAGE(worst <= tol<T>(), "relative error ", worst);
+  index_t bad = 0;
+  for (index_t o = 0; o < S; ++o)
+    if (lay.is_padding(o) ? !same_bits(in_place[o], rhs[o]) || touched[o] != 0 : touched[o] != 17) ++bad;
+  CHECK_MESSAGE(bad == 0, bad, " elements not loaded and stored exactly once, or padding touched");
+}
+
+TEST_CASE_TEMPLATE("solve_cyclic_lines against dense elimination of the cyclic system", T, float, double) {
+  Rng rng(9);
+  for (index_t len : {3, 4, 31, 257}) {
+    for (const Shape& sh : shapes(len)) {
+      const Layout lay = Layout::padded(sh.n);
+      System<T> sys = random_system<T>(len, rng);
+      T unused;
+      dominant_row(rng, true, true, sys.a[0], sys.b[0], unused);  // the wrap-around coefficients too
+      dominant_row(rng, true, true, unused, sys.b[len - 1], sys.c[len - 1]);
+      const CyclicUniformMatrix<T> U(sys.a, sys.b, sys.c);
+      check_cyclic<T>(lay, sh.axis, U, [&](index_t, T* a, T* b, T* c) {
+        std::copy(sys.a.begin(), sys.a.end(), a);
+        std::copy(sys.b.begin(), sys.b.end(), b);
+        std::copy(sys.c.begin(), sys.c.end(), c);
+      }, rng, "CyclicUniformMatrix");
+
+      const index_t S = lay.size(), s = lay.stride[sh.axis];
+      std::vector<T> A(S, nan_v<T>()), B(S, nan_v<T>()), C(S, nan_v<T>());
+      for (index_t base : lay.line_bases(sh.axis))
+        for (index_t r = 0; r < len; ++r) dominant_row(rng, true, true, A[base + r * s], B[base + r * s], C[base + r * s]);
+      check_cyclic<T>(lay, sh.axis, ArrayCoeffs<T>{A.data(), B.data(), C.data()}, [&](index_t base, T* a, T* b, T* c) {
+        for (index_t r = 0; r < len; ++r) {
+          a[r] = A[base + r * s];
+          b[r] = B[base + r * s];
+          c[r] = C[base + r * s];
+        }
+      }, rng, "ArrayCoeffs");
+    }
+  }
+}
+
+// I - w D2 on a periodic line is circulant: the Fourier mode cos(2 pi k r / n) is an eigenvector
+// with eigenvalue 1 + 4 w sin^2(pi k / n), so the solution is the mode divided by it.
+TEST_CASE_TEMPLATE("solve_cyclic_lines: a Fourier mode of a periodic diffusion line", T, float, double) {
+  const T w = T(3.7);
+  for (index_t n : {3, 4, 31, 256})
+    for (int axis = 0; axis < 3; ++axis) {
+      std::array<index_t, 3> shape{3, 2, 2};
+      shape[std::size_t(axis)] = n;
+      const Layout lay = Layout::dense(shape);
+      const CyclicUniformMatrix<T> M(std::vector<T>(n, -w), std::vector<T>(n, 1 + 2 * w), std::vector<T>(n, -w));
+      const index_t k = n / 3 + 1, s = lay.stride[axis];
+      const long double pi = 3.141592653589793238462643383279502884L;
+      const long double eig = 1 + 4 * (long double)w * std::pow(std::sin(pi * k / n), 2);
+      std::vector<T> d(lay.size());
+      for (index_t base : lay.line_bases(axis))
+        for (index_t r = 0; r < n; ++r) d[base + r * s] = T(std::cos(2 * pi * k * r / n));
+      solve_cyclic_lines<T>(lay.lines(axis), M, d.data());
+      double worst = 0;
+      for (index_t base : lay.line_bases(axis))
+        for (index_t r = 0; r < n; ++r)
+          worst = std::max(worst, double(std::abs(d[base + r * s] - std::cos(2 * pi * k * r / n) / eig)));
+      INFO("n = ", n, ", axis ", axis);
+      CHECK(worst <= tol<T>());
+    }
+}
+
+TEST_CASE("solve_cyclic_lines: lines shorter than 3 and a matrix of another length are errors") {
+  const Layout lay = Layout::dense({5, 2, 1});
+  std::vector<double> d(lay.size(), 1.0);
+  const CyclicUniformMatrix<double> M(std::vector<double>(4, -1), std::vector<double>(4, 3), std::vector<double>(4, -1));
+  CHECK_THROWS_WITH_AS(solve_cyclic_lines<double>(lay.lines(0), M, d.data()),
+                       "cyclic tridiagonal solver: the matrix has 4 rows but the lines have length 5", Error);
+  CHECK_THROWS_WITH_AS(solve_cyclic_lines<double>(lay.lines(1), M, d.data()),
+                       "cyclic tridiagonal solver: periodic lines need at least 3 points, not 2", Error);
+  CHECK_THROWS_AS(CyclicUniformMatrix<double>({1, 1}, {2, 2}, {1, 1}), Error);
 }
