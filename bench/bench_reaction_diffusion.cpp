@@ -10,13 +10,12 @@
 #include <benchmark/benchmark.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <memory>
 #include <utility>
 #include <string>
 #include <vector>
 
-#include "core/deck.hpp"
+#include "bench/deck_case.hpp"
 #include "core/device.hpp"
 #include "physics/reaction_diffusion/reaction_diffusion.hpp"
 
@@ -28,34 +27,15 @@ template <class T>
 void rd_step(benchmark::State& state, const std::string& deck_name, const std::string& backend,
              const std::vector<std::string>& sets, bool interpreted) {
   spdlog::set_level(spdlog::level::warn);
-  Deck deck = Deck::load(std::string(TRIDSIM_SOURCE_DIR) + "/inputs/" + deck_name + ".yaml");
-  for (const auto& s : sets) deck.set(s);
-  const DeckNode root = deck.root();
-  Constants constants;
-  if (auto c = root.maybe_child("constants"))
-    for (const auto& key : c->keys()) constants[key] = c->get<double>(key);
-  const DeckNode gn = root.child("grid");
-  const auto n = gn.get<std::vector<long>>("n");
-  const auto lo = gn.get<std::vector<double>>("lo"), hi = gn.get<std::vector<double>>("hi");
-  Grid g;
-  g.dim = int(n.size());
-  for (int a = 0; a < g.dim; ++a) {
-    g.n[std::size_t(a)] = n[std::size_t(a)];
-    g.lo[std::size_t(a)] = lo[std::size_t(a)];
-    g.hi[std::size_t(a)] = hi[std::size_t(a)];
-  }
-  const double dt = root.child("time").get<double>("dt");
+  bench::DeckCase c = bench::load_deck_case(deck_name, sets);
+  const Grid& g = c.grid;
+  const double dt = c.dt;
   ReactionDiffusionModule<T> m;
   SetupContext ctx;
   ctx.precision = precision_of<T>();
   ctx.backend = backend_from_name(backend);
-  ctx.constants = constants;
-  const char* cxx = std::getenv("TRIDSIM_CXX");
-  const std::string kept = cxx ? cxx : "";
-  if (interpreted) ::setenv("TRIDSIM_CXX", "none", 1);
-  m.setup(g, root.child("reaction_diffusion"), ctx, 0.0);
-  if (interpreted && cxx) ::setenv("TRIDSIM_CXX", kept.c_str(), 1);
-  else if (interpreted) ::unsetenv("TRIDSIM_CXX");
+  ctx.constants = c.constants;
+  bench::set_up(interpreted, [&] { m.setup(g, c.deck.root().child("reaction_diffusion"), ctx, 0.0); });
   double t = 0;
   m.step(t, dt);  // factorizations and kernel compilation happen here
   m.wait();

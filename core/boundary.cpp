@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/native_code.hpp"
 #include "core/non_finite.hpp"
 
 namespace tridsim {
@@ -20,26 +21,13 @@ void Face::evaluate(const Grid& g, double t, T* out) const {
     std::fill(out, out + size(), T(value(0, 0, 0, t)));
     return;
   }
-  constexpr int kBlock = Expression::kBlock;
-#pragma omp parallel
-  {
-    const Expression local(value);
-    double along[kBlock], values[kBlock];  // blocks of the face's p lines
-#pragma omp for schedule(static)
-    for (index_t iq = 0; iq < nq; ++iq) {
-      std::array<double, 3> x{g.lo[0], g.lo[1], g.lo[2]};
-      x[axis] = g.coord(axis, fixed);
-      x[q] = g.coord(q, iq);
-      Expression::Input in[4] = {{&x[0], true}, {&x[1], true}, {&x[2], true}, {&t, true}};
-      in[p] = {along, false};
-      for (index_t i0 = 0; i0 < np; i0 += kBlock) {
-        const int n = int(std::min<index_t>(kBlock, np - i0));
-        for (int k = 0; k < n; ++k) along[k] = g.coord(p, i0 + k);
-        local.eval_block(n, in, values);
-        for (int k = 0; k < n; ++k) out[i0 + k + np * iq] = T(values[k]);
-      }
-    }
-  }
+  std::vector<double> along(static_cast<std::size_t>(np));  // lines of the face's p axis, one per iq
+  for (index_t i = 0; i < np; ++i) along[std::size_t(i)] = g.coord(p, i);
+  value.fill_lines(nq, p, np, along.data(), [&](index_t iq, double* xyz) {
+    xyz[axis] = g.coord(axis, fixed);
+    xyz[q] = g.coord(q, iq);
+    return np * iq;
+  }, t, out);
 }
 
 DeckNode face_spec(const DeckNode& boundary, const std::string& name) {
@@ -99,6 +87,11 @@ void Boundary::require_finite(const DeckNode& section, const std::vector<double>
                       NonFinite{non_finite_name(*bad), node_where(grid_, ijk[0], ijk[1], ijk[2])}, t);
     }
   }
+}
+
+void Boundary::compile_moving(NativeBatch& batch) {
+  for (Face& f : faces_)
+    if (!f.interface && f.value.uses_time()) batch.add(f.value);
 }
 
 bool Boundary::on_dirichlet(const std::array<index_t, 3>& ijk) const {

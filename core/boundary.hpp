@@ -13,6 +13,8 @@
 
 namespace tridsim {
 
+class NativeBatch;
+
 // "x-", "x+", "y-", ...: the deck's name of the face (axis, side), side 0: lo, 1: hi.
 const char* face_name(int axis, int side);
 
@@ -70,6 +72,10 @@ class Boundary {
   // Every face's data (Dirichlet values, Neumann derivatives) are finite at each of `times` (the
   // first only where they do not move), else a DeckError at the face's `value` in `section`.
   void require_finite(const DeckNode& section, const std::vector<double>& times) const;
+
+  // The data of every face that move with t (evaluated at every step) join `batch`, to be
+  // evaluated by the code it compiles.
+  void compile_moving(NativeBatch& batch);
 
   // u = g(t) on every Dirichlet face (faces of later axes win where faces meet).
   template <class T>

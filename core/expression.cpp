@@ -9,6 +9,7 @@
 #include <numbers>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "core/deck.hpp"
@@ -430,7 +431,10 @@ Expression Expression::from_deck(const DeckNode& node, const std::string& key, c
   }
 }
 
-Expression::Expression(const Expression& o) : Expression(o.text_, o.constants_, o.variables_) {}
+Expression::Expression(const Expression& o) : Expression(o.text_, o.constants_, o.variables_) {
+  native_ = o.native_;
+  native_kernel_ = o.native_kernel_;
+}
 Expression& Expression::operator=(const Expression& o) {
   if (this != &o) *this = Expression(o);
   return *this;
@@ -455,7 +459,38 @@ double Expression::eval(double x, double y, double z, double t, const double* va
 const char* Expression::native_prelude() {
   // pow is a library call (the source is compiled with -fno-builtin), as muparser's std::pow: a
   // compiler's own pow(v, 2) = v*v or pow(v, -1) = 1/v may round differently.
-  return "extern \"C\" double pow(double, double);\n";
+  // tridsim_lines: the loop of a LineKernel, instantiated per axis so that what does not vary
+  // along the line (y and z on a line of x) is computed once per call.
+  return R"(extern "C" double pow(double, double);
+template <int A, class F>
+static inline void tridsim_line(long long n, const double* __restrict along, double x, double y, double z, double t,
+                                double* __restrict out, F f) {
+  for (long long i = 0; i < n; ++i) out[i] = f(A == 0 ? along[i] : x, A == 1 ? along[i] : y, A == 2 ? along[i] : z, t);
+}
+template <class F>
+static inline void tridsim_lines(long long n, int axis, const double* along, double x, double y, double z, double t,
+                                 double* out, F f) {
+  if (axis == 0) tridsim_line<0>(n, along, x, y, z, t, out, f);
+  else if (axis == 1) tridsim_line<1>(n, along, x, y, z, t, out, f);
+  else tridsim_line<2>(n, along, x, y, z, t, out, f);
+}
+)";
+}
+
+std::optional<std::string> Expression::native_line_source(const std::string& name) const {
+  std::vector<std::string> inputs = {"x", "y", "z", "t"};
+  inputs.resize(4 + variables_.size(), "0.0");  // (as fill_lines leaves them)
+  const auto code = native_code(inputs, "v");
+  if (!code) return std::nullopt;
+  return fmt::format("extern \"C\" void {}(long long n, int axis, const double* along, double x, double y, double z, "
+                     "double t, double* out) {{\n  tridsim_lines(n, axis, along, x, y, z, t, out, "
+                     "[](double x, double y, double z, double t) {{\n    double v;\n{}    return v;\n  }});\n}}\n",
+                     name, *code);
+}
+
+void Expression::use_native(std::shared_ptr<const NativeCode> code, LineKernel kernel) {
+  native_ = std::move(code);
+  native_kernel_ = kernel;
 }
 
 std::optional<std::string> Expression::native_code(const std::vector<std::string>& inputs,
@@ -484,32 +519,54 @@ void Expression::fill(const Grid& g, double t, T* out) const {
     std::fill(out, out + g.size(), v);
     return;
   }
+  std::vector<double> x(static_cast<std::size_t>(g.n[0]));
+  for (index_t i = 0; i < g.n[0]; ++i) x[std::size_t(i)] = g.coord(0, i);
+  fill_lines(g.n[1] * g.n[2], 0, g.n[0], x.data(), [&](index_t line, double* xyz) {
+    const index_t j = line % g.n[1], k = line / g.n[1];
+    xyz[1] = g.coord(1, j);
+    xyz[2] = g.coord(2, k);
+    return g.index(0, j, k);
+  }, t, out);
+}
+
+template <class T>
+void Expression::fill_lines(index_t lines, int axis, index_t n, const double* along, const LinePlace& place, double t,
+                            T* out) const {
+  const LineKernel kernel = native_kernel_;
 #pragma omp parallel
   {
-    const Expression local(*this);
-    const double zero = 0;  // the further variables, as eval() leaves them
+    std::optional<Expression> local;  // eval_block writes the instance's scratch: a copy per thread
+    if (!kernel) local.emplace(*this);
+    const double zero = 0;
     std::vector<Input> in(4 + variables_.size(), Input{&zero, true});
-    double x[kBlock], values[kBlock];
-#pragma omp for collapse(2) schedule(static)
-    for (index_t k = 0; k < g.n[2]; ++k)
-      for (index_t j = 0; j < g.n[1]; ++j) {
-        const double y = g.coord(1, j), z = g.coord(2, k);
-        in[0] = {x, false};
-        in[1] = {&y, true};
-        in[2] = {&z, true};
-        in[3] = {&t, true};
-        for (index_t i0 = 0; i0 < g.n[0]; i0 += kBlock) {
-          const int n = int(std::min<index_t>(kBlock, g.n[0] - i0));
-          for (int p = 0; p < n; ++p) x[p] = g.coord(0, i0 + p);
-          local.eval_block(n, in.data(), values);
-          for (int p = 0; p < n; ++p) out[g.index(i0 + p, j, k)] = T(values[p]);
+    double xyz[3] = {}, values[kBlock];
+#pragma omp for schedule(static)
+    for (index_t l = 0; l < lines; ++l) {
+      T* line = out + place(l, xyz);
+      for (int a = 0; a < 3; ++a) in[std::size_t(a)] = {&xyz[a], true};
+      in[3] = {&t, true};
+      for (index_t i0 = 0; i0 < n; i0 += kBlock) {
+        const int m = int(std::min<index_t>(kBlock, n - i0));
+        double* dst = values;
+        if constexpr (std::is_same_v<T, double>) dst = line + i0;
+        if (kernel) {
+          kernel(m, axis, along + i0, xyz[0], xyz[1], xyz[2], t, dst);
+        } else {
+          in[std::size_t(axis)] = {along + i0, false};
+          local->eval_block(m, in.data(), dst);
         }
+        if constexpr (!std::is_same_v<T, double>)
+          for (int k = 0; k < m; ++k) line[i0 + k] = T(values[k]);
       }
+    }
   }
 }
 
 template void Expression::fill<float>(const Grid&, double, float*) const;
 template void Expression::fill<double>(const Grid&, double, double*) const;
+template void Expression::fill_lines<float>(index_t, int, index_t, const double*, const LinePlace&, double, float*) const;
+template void Expression::fill_lines<double>(index_t, int, index_t, const double*, const LinePlace&, double,
+                                             double*) const;
 
 void fail_non_finite(const DeckNode& node, const std::string& key, const NonFinite& bad, double t) {
   node.fail(key, fmt::format("is {} {} at t = {:g}; it must be finite at every grid node", bad.name, bad.where, t));

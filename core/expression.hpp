@@ -5,6 +5,7 @@
 // "u*v^2"): their values are passed to eval() in the order given at construction. eval_block()
 // evaluates the same parsed formula at up to kBlock points per call, each step of muparser's
 // bytecode over all of them, so that the interpreter's cost per token is paid once per block.
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 namespace tridsim {
 
 class DeckNode;
+class NativeCode;
 using Constants = std::map<std::string, double>;
 
 class Expression {
@@ -61,6 +63,18 @@ class Expression {
   // The declarations those statements need, once at the top of their source.
   static const char* native_prelude();
 
+  // What fill_lines() runs per line when compiled: out[i] at the n points whose coordinate on
+  // `axis` is along[i], the other two being x, y, z (the one of `axis` unused).
+  using LineKernel = void (*)(long long n, int axis, const double* along, double x, double y, double z, double t,
+                              double* out);
+  // C++ source of that kernel for this expression, as the extern "C" function `name` (after
+  // native_prelude()); null when the expression has no compiled form.
+  std::optional<std::string> native_line_source(const std::string& name) const;
+  // From now on fill_lines() (fill, boundary faces) runs `kernel`, of `code` (NativeBatch does this);
+  // copies made later keep it.
+  void use_native(std::shared_ptr<const NativeCode> code, LineKernel kernel);
+  bool compiled() const { return native_kernel_ != nullptr; }
+
   const std::string& text() const { return text_; }
   const std::vector<std::string>& variables() const { return variables_; }
   const Constants& constants() const { return constants_; }
@@ -68,13 +82,24 @@ class Expression {
   bool uses_space() const { return uses_xyz_; }
   bool is_constant() const { return !uses_t_ && !uses_xyz_ && !uses_vars_; }
 
-  // Evaluate at every node of `grid` at time t (OpenMP, one parser per thread, blocks of x).
+  // Evaluate at every node of `grid` at time t (fill_lines over the lines of x).
   template <class T>
   void fill(const Grid& grid, double t, T* out) const;
+  // Evaluate at the nodes of `lines` lines of n nodes parallel to `axis` at time t, OpenMP over the
+  // lines: node i of line l has coordinate along[i] on `axis`; place(l, xyz) sets the other two
+  // coordinates in xyz[3] and returns where the line's n values start in out. Through the compiled
+  // kernel (use_native), else eval_block over blocks of the line (one parser per thread); further
+  // variables are 0, as eval() leaves them.
+  using LinePlace = std::function<index_t(index_t line, double* xyz)>;
+  template <class T>
+  void fill_lines(index_t lines, int axis, index_t n, const double* along, const LinePlace& place, double t,
+                  T* out) const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::shared_ptr<const NativeCode> native_;  // keeps native_kernel_'s shared object loaded
+  LineKernel native_kernel_ = nullptr;
   std::string text_;
   Constants constants_;
   std::vector<std::string> variables_;

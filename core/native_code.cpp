@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/expression.hpp"
 
 extern char** environ;
 
@@ -187,6 +190,39 @@ void* NativeCode::symbol(const char* name) const {
   void* s = ::dlsym(handle_, name);
   if (!s) throw Error(fmt::format("compiled deck expressions {}: no function {}", path_, name));
   return s;
+}
+
+void NativeBatch::add(Expression& e) {
+  if (e.is_constant()) return;  // (fill_lines never runs for it)
+  const auto source = e.native_line_source("@");
+  if (!source) return;
+  auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == *source; });
+  if (it == sources_.end()) {
+    sources_.emplace_back(*source, fmt::format("tridsim_expression_{}", sources_.size()));
+    it = sources_.end() - 1;
+  }
+  kernels_.emplace_back(&e, it->second);
+}
+
+void NativeBatch::add_code(const std::string& code) { code_ += code; }
+
+std::shared_ptr<const NativeCode> NativeBatch::compile(const std::string& who, const std::string& what) {
+  if (code_.empty() && sources_.empty()) return nullptr;
+  std::string source = Expression::native_prelude();
+  for (const auto& [text, name] : sources_) {
+    const std::size_t at = text.find('@');
+    source += text.substr(0, at) + name + text.substr(at + 1);
+  }
+  source += code_;
+  std::string why;
+  auto code = NativeCode::compile(source, &why);
+  if (!code) {
+    spdlog::info("{}: {} interpreted by muparser, not compiled: {}", who, what, why);
+    return nullptr;
+  }
+  for (const auto& [e, name] : kernels_)
+    e->use_native(code, reinterpret_cast<Expression::LineKernel>(code->symbol(name.c_str())));
+  return code;
 }
 
 }  // namespace tridsim

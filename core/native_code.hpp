@@ -11,8 +11,12 @@
 // and the like stay), so that its arithmetic is IEEE operation by operation, as muparser's.
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tridsim {
+
+class Expression;
 
 class NativeCode {
  public:
@@ -29,6 +33,28 @@ class NativeCode {
  private:
   void* handle_;  // never closed: the functions handed out stay valid for the process's life
   std::string path_;
+};
+
+// What one module evaluates at run time, compiled together: the deck expressions it evaluates at
+// every node on every step (a moving source, boundary data that move) and its own code (the
+// reaction kernels), one source, one compiler call, one shared object per run (none at all when the
+// cache holds it). Expressions with no compiled form stay interpreted.
+class NativeBatch {
+ public:
+  // e runs compiled code (Expression::use_native) once compile() succeeds, unless it is a constant;
+  // the same text twice shares one kernel. e must live until compile().
+  void add(Expression& e);
+  // A module's own code: extern "C" functions of names of its own, after Expression::native_prelude().
+  void add_code(const std::string& code);
+  // Compiles what was added: the shared object, or null when there is nothing to compile, or when
+  // there is no compiler, it is turned off or compiling fails: then one info line "<who>: <what>
+  // interpreted by muparser, not compiled: <why>" (what: e.g. "the moving boundary data").
+  std::shared_ptr<const NativeCode> compile(const std::string& who, const std::string& what);
+
+ private:
+  std::string code_;
+  std::vector<std::pair<Expression*, std::string>> kernels_;  // each expression and its kernel's name
+  std::vector<std::pair<std::string, std::string>> sources_;  // each kernel's source (named "@") and name
 };
 
 }  // namespace tridsim

@@ -467,6 +467,20 @@ TABLES = {
         "difference": [("the reactions compiled (the difference)", 0, 2),
                        ("the reactions interpreted (the difference)", 1, 2)],
     },
+    "cpu-2core-heat-moving-data": {
+        "json": "cpu-2core-1thread-heat.json",
+        "header": ["heat, one step, double, 1 thread", "time"],
+        "cell": "{ms} ms",
+        "rows": [(f"{label}, {variant}", [f"heat_step/{case}/cpu/double{suffix}/real_time"])
+                 for case, label in (("heat2d/513x513", "`heat2d.yaml` at 513², peaceman-rachford"),
+                                     ("heat_cn2d/257x257", "`heat_cn2d.yaml` at 257², unsplit crank-nicolson"),
+                                     ("heat2d-douglas/129x129x129", "`heat2d.yaml` in 3D at 129³, douglas"))
+                 for variant, suffix in (("data compiled", ""), ("interpreted (`TRIDSIM_CXX=none`)", "/interpreted"),
+                                         ("source and faces constant", "/no-data"))],
+        "difference": [(f"{deck}: the moving data {how} (the difference)", 3 * k + i, 3 * k + 2)
+                       for k, deck in enumerate(("heat2d 513²", "heat_cn2d 257²", "heat2d 129³"))
+                       for i, how in enumerate(("compiled", "interpreted"))],
+    },
     "reaction-diffusion-h100": {
         "json": "h100-reaction-diffusion.json",
         "header": ["deck (one step)", "double", "float"],

@@ -12,6 +12,7 @@
 #include "core/diffusion.hpp"
 #include "core/expression_fill.hpp"
 #include "core/expression_translate.hpp"
+#include "core/native_code.hpp"
 #include "physics/heat/face_data.hpp"
 #include "physics/heat/heat_gpu.hpp"
 #include "physics/module_keys.hpp"
@@ -173,6 +174,18 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
     for (int k = 0; k < 3; ++k) face_scratch_.emplace_back(f.size(), T(0));
   }
   if (unsplit_) setup_unsplit(s, ctx, t0);
+  compiled_ = 0;
+  if (ctx.backend != Backend::cuda || unsplit_) {
+    // What the host evaluates at every node on every step, compiled together (check compiles it
+    // too, so that the run finds it in the cache); muparser's values bit for bit, which stay the
+    // fallback.
+    NativeBatch batch;
+    if (source_moves_) batch.add(source_);
+    bc_.compile_moving(batch);
+    batch.compile("heat", "the moving source and boundary data");
+    compiled_ = int(source_.compiled());
+    for (const Face& f : bc_.faces()) compiled_ += f.value.compiled();
+  }
 
   // 4. The cuda backend: fields move to the device for the whole run (the unsplit step keeps u on
   //    the host and factors and solves on the device: setup_unsplit).

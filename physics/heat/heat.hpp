@@ -60,6 +60,9 @@ class HeatModule final : public Module {
   Solver solver() const { return unsplit_ ? Solver::multifrontal : Solver::lines; }
   // Factorizations of the unsplit step's matrix so far (one per run while dt stays the same).
   int factorizations() const;
+  // How many of the deck expressions the host evaluates at every step run compiled code (the
+  // source, each face's data: core/native_code.hpp's NativeBatch).
+  int compiled_expressions() const { return compiled_; }
   // The current u on the host (copied from the device with the cuda backend).
   const AlignedVector<T>& solution();
   std::vector<StateArray> state() override;
@@ -122,6 +125,7 @@ class HeatModule final : public Module {
   std::unique_ptr<HeatGpu<T>> gpu_;  // set when the backend is cuda: fields live on the device
   bool unsplit_ = false;             // crank-nicolson by the sparse direct solver
   std::unique_ptr<Unsplit> cn_;
+  int compiled_ = 0;
 };
 
 }  // namespace tridsim

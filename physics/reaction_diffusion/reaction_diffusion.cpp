@@ -225,17 +225,21 @@ void ReactionDiffusionModule<T>::setup(const Grid& whole, const DeckNode& s, con
     native_react_ = nullptr;
     native_linearize_ = nullptr;
     if (!reactions_.zero()) {
-      const std::string source = reactions_.native_source(std::is_same_v<T, float> ? "float" : "double");
-      std::string why = "an expression has no compiled form";
-      if (!source.empty()) native_ = NativeCode::compile(source, &why);
+      const std::string code = reactions_.native_source(std::is_same_v<T, float> ? "float" : "double");
+      if (code.empty()) {
+        spdlog::info("reaction_diffusion: reactions interpreted by muparser, not compiled: an expression has no "
+                     "compiled form");
+      } else {
+        NativeBatch batch;
+        batch.add_code(code);
+        native_ = batch.compile("reaction_diffusion", "reactions");
+      }
       if (native_) {
         native_react_ = reinterpret_cast<rd::Reactions::NativeReact>(native_->symbol(rd::Reactions::kNativeReact));
         native_linearize_ =
             reinterpret_cast<rd::Reactions::NativeLinearize>(native_->symbol(rd::Reactions::kNativeLinearize));
         coord_x_.resize(std::size_t(g_.n[0]));
         for (index_t i = 0; i < g_.n[0]; ++i) coord_x_[std::size_t(i)] = g_.coord(0, i);
-      } else {
-        spdlog::info("reaction_diffusion: reactions interpreted by muparser, not compiled: {}", why);
       }
     }
   }

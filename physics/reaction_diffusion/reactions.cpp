@@ -200,7 +200,6 @@ std::string Reactions::native_source(const std::string& T) const {
   std::string rates, flow, jac;
   if (!statements(rate_, in, rates) || !statements(flow_, flow_in, flow) || !statements(jacobian_, in, jac)) return {};
   std::string s = "#define TRIDSIM_NATIVE_SOURCE\nstatic inline double fabs(double v) { return __builtin_fabs(v); }\n";
-  s += Expression::native_prelude();
   s += "typedef " + T + " T;\n" + kReactionStepSource;
   s += "\nconstexpr int M = " + std::to_string(m) + ";\n";
   s += "struct Rates {\n  double x, y, z;\n  void operator()(const double* v, double t, double* out) const {\n" + rates +

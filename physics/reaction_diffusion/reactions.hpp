@@ -67,9 +67,9 @@ class Reactions {
   // CUDA C++ source (for NVRTC) of the kernels rd_react and rd_linearize for precision T
   // ("float" or "double"); see reaction_diffusion_gpu.cu for their arguments.
   std::string device_source(const std::string& T) const;
-  // C++ source (for NativeCode, core/native_code.hpp) of the CPU kernels below for precision T,
-  // computing what advance() and linearize() compute, bit for bit; empty when an expression has no
-  // compiled form (muparser then evaluates them).
+  // C++ source (for NativeBatch::add_code, core/native_code.hpp) of the CPU kernels below for
+  // precision T, computing what advance() and linearize() compute, bit for bit; empty when an
+  // expression has no compiled form (muparser then evaluates them).
   std::string native_source(const std::string& T) const;
   // The kernels: n consecutive nodes along x (u, R, J at the first, interleaved species; cx their
   // x coordinates; y, z theirs), skipping those with fixed[i] != 0 (fixed may be null).

@@ -1,7 +1,8 @@
 // Deck expressions on the CPU (core/expression.hpp): eval_block, which runs muparser's bytecode over
 // a block of points, against eval() point by point, bit for bit, on the shared awkward cases and
 // on expressions of further variables; fill() against the same points; the C++ code compiled at run
-// time (native_code(), core/native_code.hpp) against eval() bit for bit, and its fallbacks.
+// time (native_code(), core/native_code.hpp) against eval() bit for bit, and its fallbacks; a
+// NativeBatch's line kernels (fill, boundary faces) against the interpreted fill.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -161,6 +162,64 @@ TEST_CASE("compiled code matches eval point by point, bit for bit") {
     }
     CHECK(mismatches == 0);
   }
+}
+
+// Every shared case compiled by one NativeBatch (the same text twice shares a kernel): fill() and
+// fill_lines() along y and z (as boundary faces run it) give the interpreted values bit for bit, in
+// double and float; copies keep the compiled code; without a compiler nothing is attached.
+TEST_CASE("a batch's line kernels give the interpreted fill, bit for bit") {
+  Grid g;
+  g.dim = 3;
+  g.n = {Expression::kBlock + 7, 5, 3};  // lines of x: a whole block and a partial one
+  g.lo = {-1, 0, -0.5};
+  g.hi = {1.5, 2, 0.5};
+  std::vector<std::string> cases = test::expression_cases;
+  cases.push_back(cases.back());
+  std::vector<Expression> compiled, interpreted;
+  for (const std::string& text : cases) {
+    compiled.emplace_back(text, test::expression_constants);
+    interpreted.emplace_back(text, test::expression_constants);
+  }
+  NativeBatch batch;
+  for (Expression& e : compiled) batch.add(e);
+  REQUIRE(batch.compile("test", "cases"));
+  const std::size_t N = std::size_t(g.size());
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    CAPTURE(cases[c]);
+    const Expression& e = compiled[c];
+    CHECK(e.compiled() != e.is_constant());  // (a constant's fill evaluates it once)
+    CHECK(Expression(e).compiled() == e.compiled());
+    std::vector<double> a(N), b(N);
+    std::vector<float> af(N), bf(N);
+    e.fill(g, 0.25, a.data());
+    interpreted[c].fill(g, 0.25, b.data());
+    e.fill(g, -1.5, af.data());
+    interpreted[c].fill(g, -1.5, bf.data());
+    int mismatches = 0;
+    for (std::size_t o = 0; o < N; ++o) mismatches += !same(a[o], b[o]) || !same(af[o], bf[o]);
+    for (int axis : {1, 2}) {  // lines of y (or z), one per node of the other two axes
+      std::vector<double> along(std::size_t(g.n[axis]));
+      for (index_t i = 0; i < g.n[axis]; ++i) along[std::size_t(i)] = g.coord(axis, i);
+      const int p = axis == 1 ? 0 : 1, q = axis == 1 ? 2 : 0;
+      const auto place = [&](index_t l, double* xyz) {
+        xyz[p] = g.coord(p, l % g.n[p]);
+        xyz[q] = g.coord(q, l / g.n[p]);
+        return l * g.n[axis];
+      };
+      e.fill_lines(g.n[p] * g.n[q], axis, g.n[axis], along.data(), place, 0.75, a.data());
+      interpreted[c].fill_lines(g.n[p] * g.n[q], axis, g.n[axis], along.data(), place, 0.75, b.data());
+      for (std::size_t o = 0; o < N; ++o) mismatches += !same(a[o], b[o]);
+    }
+    CHECK(mismatches == 0);
+  }
+  ::setenv("TRIDSIM_CXX", "none", 1);
+  Expression off("sin(x)*t", {});
+  NativeBatch none;
+  none.add(off);
+  CHECK_FALSE(none.compile("test", "cases"));
+  CHECK_FALSE(off.compiled());
+  ::unsetenv("TRIDSIM_CXX");
+  CHECK_FALSE(NativeBatch().compile("test", "nothing"));
 }
 
 // The fallbacks say why: compiling turned off, a compiler that does not exist, source that does not

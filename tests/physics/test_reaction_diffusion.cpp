@@ -16,7 +16,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <numbers>
 #include <random>
@@ -27,6 +26,7 @@
 #include "physics/reaction_diffusion/reaction_diffusion.hpp"
 #include "physics/reaction_diffusion/reactions.hpp"
 #include "physics/reaction_diffusion/spectrum.hpp"
+#include "tests/common/compiled_runs.hpp"
 
 using namespace tridsim;
 
@@ -341,18 +341,12 @@ TEST_CASE("reactions over a block of nodes equal the one-node formulas, bit for 
 // steps with the compiled kernels, then interpreted (TRIDSIM_CXX=none), to the same bits.
 template <class T>
 void compiled_matches_interpreted(const std::string& section, const Grid& g) {
-  auto run = [&](bool compiled) {
+  test::require_compiled_equals_interpreted<T>([&](bool compiled) {
     auto m = make<T>(section, g, {{"a", 0.1}, {"b", 0.9}});
     CHECK(m->reactions_compiled() == compiled);
     advance(*m, 3 * 0.02, 0.02);
     return std::vector<T>(m->solution().begin(), m->solution().end());
-  };
-  const std::vector<T> compiled = run(true);
-  ::setenv("TRIDSIM_CXX", "none", 1);
-  const std::vector<T> interpreted = run(false);
-  ::unsetenv("TRIDSIM_CXX");
-  REQUIRE(compiled.size() == interpreted.size());
-  CHECK(std::memcmp(compiled.data(), interpreted.data(), compiled.size() * sizeof(T)) == 0);
+  });
 }
 
 TEST_CASE("compiled reactions give the interpreted reactions' numbers, bit for bit") {
