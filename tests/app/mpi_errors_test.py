@@ -72,21 +72,28 @@ r = subprocess.run(MPIRUN + [tridsim, "run", f"{source}/inputs/heat3d.yaml", "-o
 one_error_line("NaN from rank 1's box at step 9", r, ["u_min is NaN at step 9,", "the run diverged", "first at node ("])
 
 # 3. Rank 0's writes fail alone: the output directory is deleted while the run writes in it.
-LONG = f"""name: gone
+
+
+def long_deck(name, n, every, formats):
+    """A heat run of 100000 short steps on an n^3 grid (it is stopped, or fails, long before its end)."""
+    path = os.path.join(work, name + ".yaml")
+    with open(path, "w") as f:
+        f.write(f"""name: {name}
 module: heat
-grid: {{n: [16, 16, 16]}}
+grid: {{n: [{n}, {n}, {n}]}}
 time: {{dt: 0.00001, steps: 100000}}
-output: {{every: 20, formats: [hdf5, csv]}}
+output: {{every: {every}, formats: [{formats}]}}
 heat:
   diffusivity: 1
   initial: "x*y*z"
   boundary: {{all: {{type: dirichlet, value: "x*y*z"}}}}
-"""
-long_deck = os.path.join(work, "long.yaml")
-with open(long_deck, "w") as f:
-    f.write(LONG)
+""")
+    return path
+
+
+gone_deck = long_deck("gone", 16, 20, "hdf5, csv")
 gone = os.path.join(work, "gone")
-p = subprocess.Popen(MPIRUN + [tridsim, "run", long_deck, "-o", gone, "--no-progress"], env=ENV,
+p = subprocess.Popen(MPIRUN + [tridsim, "run", gone_deck, "-o", gone, "--no-progress"], env=ENV,
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 deadline = time.time() + 60
 while not os.path.exists(os.path.join(gone, "gone.h5")) and time.time() < deadline and p.poll() is None:
@@ -101,19 +108,7 @@ except subprocess.TimeoutExpired:
     failures.append("output directory deleted under 2 ranks: the run did not end within 60 s")
 
 # 4. Signals during a run that checkpoints on stopping.
-DECK = f"""name: sig
-module: heat
-grid: {{n: [24, 24, 24]}}
-time: {{dt: 0.00001, steps: 100000}}
-output: {{every: 100000, formats: [hdf5]}}
-heat:
-  diffusivity: 1
-  initial: "x*y*z"
-  boundary: {{all: {{type: dirichlet, value: "x*y*z"}}}}
-"""
-deck = os.path.join(work, "sig.yaml")
-with open(deck, "w") as f:
-    f.write(DECK)
+deck = long_deck("sig", 24, 100000, "hdf5")
 
 
 def children(pid):
