@@ -3,10 +3,9 @@
 - A deck error, which every rank meets, or one rank meets in its box during setup (shared with the
   others): exit 1, one 'error:' line (rank 0's), no MPI_ABORT report.
 - An error one rank meets alone during the time loop (rank 0's writes into an output directory
-  deleted under the run; with the fault-injection library, a full disk on rank 0 or rank 1 alone at
-  a write of the run's outputs or checkpoint): every rank learns it at the ranks' next agreement and
-  ends with exit 1; one 'error:' line naming the rank, no MPI_ABORT. A NaN that enters through one
-  rank's box at a late step: the same, naming the step and a node of the whole grid.
+  deleted under the run): every rank learns it at the ranks' next agreement and ends with exit 1;
+  one 'error:' line naming rank 0, no MPI_ABORT. A NaN that enters through one rank's box at a
+  late step: the same, naming the step and a node of the whole grid.
 - SIGINT to the ranks (a batch system's signal to the job's processes): every rank stops at the
   same step and writes its part of a checkpoint; mpirun exits with 130, as one process does; the
   printed restart command, run under mpirun, completes the run.
