@@ -103,10 +103,11 @@ void write_template(const ModuleInfo& module, const std::string& file) {
 }  // namespace
 
 namespace {
-// An error on several ranks. One that every rank meets (a deck error: every rank reads the deck) is
-// printed once, by rank 0, and every rank ends with the exit code after MPI_Finalize. One that some
-// ranks meet alone (the others wait for them in a communication) is printed by each of those, naming
-// its rank, and ends every rank at once (MPI_Abort, with the MPI's own report of it).
+// An error on several ranks. One that every rank meets (a deck error: every rank reads the deck, or
+// one rank's error that the ranks agreed on: app/held_error.hpp) is printed once, by rank 0, and
+// every rank ends with the exit code after MPI_Finalize. One that some ranks meet alone outside the
+// driver's agreements (the others wait for them in a communication) is printed by each of those,
+// naming its rank, and ends every rank at once (MPI_Abort, with the MPI's own report of it).
 int fail_run(const std::string& message, int code) {
   if (world_size() > 1) {
     if (const int every = every_rank_failed(code, 3.0)) {

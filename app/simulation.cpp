@@ -20,6 +20,7 @@
 #include <fmt/ranges.h>
 
 #include "app/deck_keys.hpp"
+#include "app/held_error.hpp"
 #include "app/progress.hpp"
 #include "app/time_line.hpp"
 #include "core/backend.hpp"
@@ -173,14 +174,19 @@ std::string first_non_finite_node(Module& module, const Grid& g) {
   return "";
 }
 
-void check_finite(const std::vector<Diagnostic>& diags, Module& module, const Grid& g, long step, double t) {
+// What ends a run whose diagnostics are not finite ("" while they are), naming the first such node of
+// this process's fields where it holds one (*names_node).
+std::string divergence(const std::vector<Diagnostic>& diags, Module& module, const Grid& g, long step, double t,
+                       bool* names_node) {
   for (const auto& d : diags)
     if (!std::isfinite(d.value)) {
       const std::string where = first_non_finite_node(module, g);
-      throw RuntimeFailure(fmt::format("{} is {} at step {}, t = {:.6g}{}: the run diverged; check the time step, "
-                                       "coefficients and boundary data",
-                                       d.name, non_finite_name(d.value), step, t, where.empty() ? "" : "; " + where));
+      *names_node = !where.empty();
+      return fmt::format("{} is {} at step {}, t = {:.6g}{}: the run diverged; check the time step, coefficients and "
+                         "boundary data",
+                         d.name, non_finite_name(d.value), step, t, where.empty() ? "" : "; " + where);
     }
+  return "";
 }
 
 // Output times from output.times and output.interval (within [start, end]).
@@ -366,6 +372,13 @@ class Run {
   int report_end();
 
   void publish();
+  void check_finite(const std::vector<Diagnostic>& diags, long step, double t);
+  template <class F>
+  void guarded(F&& work);
+  int agree(int stop = 0) { return domain->distributed() ? held_error.agree(stop) : stop; }
+  // How long a rank that holds an error waits for the others' agreement: their longest stretch
+  // between two agreements, as this rank measured its own, with a wide margin.
+  double patience() const { return 10.0 + 4.0 * slowest_s; }
   void write_fields(long step, double t);
   void diagnostics_row(long step, double t, double step_wall);
   std::filesystem::path write_checkpoint_now(long step, double t);
@@ -430,7 +443,31 @@ class Run {
   std::optional<ErrorNorms> norms;
   double comm_s = 0;           // the slowest rank's seconds in communication (halos, line solves)
   std::size_t bytes_sent = 0;  // by all ranks
+  // an error this rank met alone (several ranks), and its longest stretch so far between agreements
+  HeldError held_error;
+  double slowest_s = 0;
 };
+
+// On several ranks, an error that this rank may meet alone in `work` (its outputs, its part of a
+// step) is held until the ranks' next agreement, while this rank goes on taking part in every
+// communication (app/held_error.hpp); on one process it ends the run at once. The error names this
+// rank unless it names its deck key.
+template <class F>
+void Run::guarded(F&& work) {
+  if (!domain->distributed()) return work();
+  try {
+    work();
+  } catch (const DeckError& e) {
+    held_error.hold(e.what(), -1, 0, patience());
+  } catch (const RankError& e) {  // (the ranks agreed on it already: every rank holds the same)
+    held_error.hold(run_dir ? run_dir->as_published(e.what()) : e.what(), e.rank(), 0, patience());
+  } catch (const Error& e) {
+    held_error.hold(run_dir ? run_dir->as_published(e.what()) : e.what(), world_rank(), 0, patience());
+  } catch (const std::bad_alloc&) {
+    held_error.hold("not enough memory on this rank to go on (use more ranks, or a smaller grid)", world_rank(), 0,
+                    patience());
+  }
+}
 
 int Run::execute() {
   register_builtin_modules();
@@ -441,7 +478,7 @@ int Run::execute() {
   set_up_module();
   place_restart();
   if (opt.mode == RunOptions::Mode::check) return report_check();
-  restore_state();
+  guarded([&] { restore_state(); });  // (settled with the output directory's making)
   open_outputs();
   try {
     time_loop();
@@ -620,7 +657,7 @@ void Run::set_up_module() {
   if (ctx.backend == Backend::cuda) check_memory(double(cuda_free_bytes()), "GPU");
   const auto t_setup = clock_type::now();
   // On several ranks an error may be one rank's alone (data not finite in its box): every rank then
-  // throws the first such rank's, an error of every rank (share_failure).
+  // throws the first such rank's (the ranks' agreement).
   std::exception_ptr setup_failure;
   std::string setup_message;
   try {
@@ -636,7 +673,11 @@ void Run::set_up_module() {
     setup_failure = std::current_exception();
     setup_message = e.what();
   }
-  if (domain->distributed()) share_failure(setup_failure ? &setup_message : nullptr, 3.0);
+  if (domain->distributed()) {
+    slowest_s = since(t_setup);  // (the others' setup takes about as long)
+    if (setup_failure) held_error.hold(setup_message, -1, 0, patience());
+    agree();
+  }
   if (setup_failure) std::rethrow_exception(setup_failure);
   deck->check_unknown_keys();
   if (!key_errors.empty()) throw key_errors.front();
@@ -700,7 +741,7 @@ void Run::place_restart() {
 
 // check: the run's first diagnostics row (step 0) refuses what is not finite, so does check.
 int Run::report_check() {
-  if (!steady && !resumed) check_finite(module->diagnostics(time.t0), *module, held, 0, time.t0);
+  if (!steady && !resumed) check_finite(module->diagnostics(time.t0), 0, time.t0);
   if (!opt.quiet && root_rank)
     fmt::print("{}: OK ({} module, {} points, {})\n", deck_file.string(), module_name, grid.size(),
                steady ? std::string("steady: one solve") : fmt::format("{} steps", line->steps() - first));
@@ -757,13 +798,14 @@ void Run::open_outputs() {
       {"device", device},                     {"precision", std::string(to_string(ctx.precision))},
       {"threads", std::to_string(omp_get_max_threads())},
   };
-  if (opt.files && root_rank) {
-    try {
-      run_dir.emplace(out_dir, name);
-    } catch (const Error& e) {
-      fail_output_dir(e.what());
-    }
-  }
+  if (opt.files && root_rank) guarded([&] {
+      try {
+        run_dir.emplace(out_dir, name);
+      } catch (const Error& e) {
+        fail_output_dir(e.what());
+      }
+    });
+  agree();  // (the restore and rank 0's directory: every rank goes on, or ends here)
   std::filesystem::path files_at = run_dir ? run_dir->path() : std::filesystem::path();
   result_at = run_dir ? run_dir->dir() : std::filesystem::path();
   // A restart continues the previous result in the directory: its outputs before this run's
@@ -783,23 +825,26 @@ void Run::open_outputs() {
   if (opt.files)
     for (const auto* w : writers_wanted) {
       if (!root_rank && !on_every_rank(w)) continue;
-      try {
-        writers.push_back(w->create(WriterSetup{files_at, name, grid, attributes, on_every_rank(w) ? domain.get() : nullptr}));
-      } catch (const Error& e) {  // (named in the output directory, not the staging one)
-        if (run_dir) throw Error(run_dir->as_published(e.what()));
-        throw;
-      }
-      writers.back()->set_dir(files_at);
-      local_fields.push_back(on_every_rank(w));
+      guarded([&] {
+        try {
+          writers.push_back(w->create(WriterSetup{files_at, name, grid, attributes, on_every_rank(w) ? domain.get() : nullptr}));
+        } catch (const Error& e) {  // (named in the output directory, not the staging one)
+          if (run_dir) throw Error(run_dir->as_published(e.what()));
+          throw;
+        }
+        writers.back()->set_dir(files_at);
+        local_fields.push_back(on_every_rank(w));
+      });
     }
   if (opt.capture && root_rank) {
     writers.push_back(opt.capture(WriterSetup{{}, name, grid, attributes}));
     local_fields.push_back(false);
   }
   if (continues) {
-    for (auto& w : writers) w->resume(result_at, offset + first);
-    if (run_dir) carry_over_checkpoints();
+    for (auto& w : writers) guarded([&] { w->resume(result_at, offset + first); });
+    if (run_dir) guarded([&] { carry_over_checkpoints(); });
   }
+  agree();
 }
 
 void Run::carry_over_checkpoints() {
@@ -829,21 +874,40 @@ void Run::write_fields(long step, double at) {
   const auto local = module->fields();
   auto fields = local;
   Gathered whole;
-  if (gather_fields)
-    for (FieldRef& f : fields) f.data = whole.add(*domain, f.precision, f.data, f.components);
-  for (std::size_t i = 0; i < writers.size(); ++i) writers[i]->write(int(step), at, local_fields[i] ? local : fields);
-  publish();
+  bool whole_ready = !gather_fields;  // (else rank 0's writers of the whole grid have nothing to write)
+  if (gather_fields) guarded([&] {
+      for (FieldRef& f : fields) f.data = whole.add(*domain, f.precision, f.data, f.components);
+      whole_ready = true;
+    });
+  // Each writer on its own: one of rank 0 alone may fail before another that every rank writes.
+  for (std::size_t i = 0; i < writers.size(); ++i)
+    if (local_fields[i] || whole_ready) guarded([&] { writers[i]->write(int(step), at, local_fields[i] ? local : fields); });
+  guarded([&] { publish(); });
   output_s += since(t0);
+}
+
+// Diagnostics that are not finite end the run. On several ranks every rank has the same values (the
+// reductions of core/field_stats make a NaN of any rank's box every rank's), so every rank ends here,
+// with the message of a rank whose box holds such a node.
+void Run::check_finite(const std::vector<Diagnostic>& diags, long step, double at) {
+  bool names_node = false;
+  const std::string problem = divergence(diags, *module, held, step, at, &names_node);
+  if (problem.empty()) return;
+  if (domain->distributed()) {
+    held_error.hold(problem, -1, names_node ? 1 : 0, patience());
+    agree();
+  }
+  throw RuntimeFailure(problem);
 }
 
 void Run::diagnostics_row(long step, double at, double step_wall) {
   auto diags = module->diagnostics(at);
   last_diagnostics = diags;
-  check_finite(diags, *module, held, step, at);
+  check_finite(diags, step, at);
   if (writers.empty()) return;
   const auto t0 = clock_type::now();
   diags.insert(diags.begin(), Diagnostic{"step_wall_s", step_wall});
-  for (auto& w : writers) w->write_diagnostics(step, at, diags);
+  for (auto& w : writers) guarded([&] { w->write_diagnostics(step, at, diags); });
   output_s += since(t0);
 }
 
@@ -887,8 +951,10 @@ void Run::time_loop() {
     if (!bench && (!resumed || (every > 0 && step % every == 0) || line->ends_stretch(first))) write_fields(step, t);
   }
   if (bench && !steady && steps > 0) {  // untimed: first launches load the kernels, first touches map memory
-    module->step(time.t0, time.dt);
-    module->wait();
+    guarded([&] {
+      module->step(time.t0, time.dt);
+      module->wait();
+    });
   }
   std::optional<StopSignals> signals;
   if (!bench && opt.catch_signals) signals.emplace();
@@ -898,30 +964,35 @@ void Run::time_loop() {
   long queued = 0;
   auto window = clock_type::now();
   for (long s = first + 1; s <= steps; ++s) {
+    const auto t_iteration = clock_type::now();
     const double dt = bench || steady || !line->ends_stretch(s) ? time.dt : line->time_after(s) - t;
     if (queued == 0) window = clock_type::now();
-    module->step(t, dt);
+    guarded([&] { module->step(t, dt); });
     ++queued;
     done = s;
     t = steady ? t : time_after(s);
     const long step = offset + s;
     stop_signal = signals ? int(g_stop_signal) : 0;
     if (opt.on_step && opt.on_step(step, t, time.end)) stop_signal = SIGINT;
-    if (domain->distributed()) stop_signal = int(domain->max(stop_signal));  // every rank stops at the same step
+    // The step's one reduction: every rank stops at the same step, and ends here with an error that
+    // one rank met alone in this step or in the last one's outputs.
+    stop_signal = agree(stop_signal);
     const bool write = !bench && ((every > 0 && step % every == 0) || line->ends_stretch(s));
     const bool diagnose = step % diag_every == 0 || s == steps || write;
     const bool save = keeps_files && checkpoint &&
                       ((checkpoint->every > 0 && step % checkpoint->every == 0) ||
                        (checkpoint->wall > 0 && domain->any(since(last_checkpoint) >= checkpoint->wall)));
     if (diagnose || write || save || stop_signal) {
-      module->wait();
+      guarded([&] { module->wait(); });
       const double wall = since(window);
       step_s += wall;
       if (diagnose) diagnostics_row(step, t, wall / double(queued));
       if (write) write_fields(step, t);
-      if (save || (keeps_files && stop_signal && s < steps && restartable())) stop_checkpoint = write_checkpoint_now(step, t);
+      if (save || (keeps_files && stop_signal && s < steps && restartable()))
+        guarded([&] { stop_checkpoint = write_checkpoint_now(step, t); });
       queued = 0;
     }
+    slowest_s = std::max(slowest_s, since(t_iteration));
     progress.update(s - first, t);
     if (s == steps) stop_signal = 0;  // the run is complete anyway
     if (stop_signal) break;
@@ -933,12 +1004,15 @@ void Run::time_loop() {
   bytes_sent = std::size_t(domain->sum(double(domain->bytes_sent())));
 }
 
+// Then every rank goes on to the end, or ends with an error that one of them met alone since the
+// last step's agreement.
 void Run::close_outputs() {
   const auto t_close = clock_type::now();
-  publish();  // (a run that wrote no fields)
-  for (auto& w : writers) w->close();
-  if (run_dir) run_dir->require_intact();  // (files written into a deleted directory are lost)
+  guarded([&] { publish(); });  // (a run that wrote no fields)
+  for (auto& w : writers) guarded([&] { w->close(); });
+  if (run_dir) guarded([&] { run_dir->require_intact(); });  // (files written into a deleted directory are lost)
   output_s += since(t_close);
+  agree();
 }
 
 nlohmann::json Run::summary(const std::string& status) const {
@@ -986,6 +1060,15 @@ nlohmann::json Run::summary(const std::string& status) const {
 // The end on the terminal and in summary.json; the exit status.
 int Run::report_end() {
   const long run_steps = done - first;
+  std::string summary_text;  // (rank 0 writes it; then every rank goes on to the end, or ends with its error)
+  if (root_rank && !bench) {
+    summary_text = summary(stop_signal ? "stopped" : "complete").dump(2) + "\n";
+    if (run_dir) guarded([&] {
+        write_file_atomically(run_dir->path() / "summary.json", summary_text);
+        run_dir->finish();
+      });
+  }
+  agree();
   if (!root_rank) return stop_signal ? 128 + stop_signal : 0;
   if (!opt.quiet && !stop_signal) {
     const double points_per_s = points_per_second();
@@ -999,11 +1082,6 @@ int Run::report_end() {
                  norms->l2, norms->max);
   }
   if (bench) return 0;
-  const std::string summary_text = summary(stop_signal ? "stopped" : "complete").dump(2) + "\n";
-  if (run_dir) {
-    write_file_atomically(run_dir->path() / "summary.json", summary_text);
-    run_dir->finish();
-  }
   if (opt.on_summary) opt.on_summary(summary_text);
   if (stop_signal) {
     if (run_dir)

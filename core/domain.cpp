@@ -59,13 +59,15 @@ void unpack_box(const Decomposition& d, int components, const T* box, T* global)
                   box + run * (j + s[1].owned * k), sizeof(T) * run);
 }
 index_t owned_nodes(const Decomposition& d) { return d.axes[0].owned * d.axes[1].owned * d.axes[2].owned; }
+Agreement alone(int stop, const std::string* failure) { return {stop, failure ? 0 : -1, failure ? *failure : ""}; }
 }  // namespace
 
 #if TRIDSIM_HAVE_MPI
 
 namespace {
 bool g_we_initialized = false;
-MPI_Comm g_errors = MPI_COMM_NULL;  // the world's ranks: every_rank_failed, share_failure
+MPI_Comm g_errors = MPI_COMM_NULL;  // the world's ranks: every_rank_failed
+MPI_Comm g_agree = MPI_COMM_NULL;   // the world's ranks: agree (apart, so that it never meets another collective)
 bool started_by_mpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
     if (std::getenv(v)) return true;
@@ -99,10 +101,12 @@ void init_processes(int* argc, char*** argv) {
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   g_we_initialized = true;
   MPI_Comm_dup(MPI_COMM_WORLD, &g_errors);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_agree);
 }
 void finish_processes() {
   if (!g_we_initialized || !mpi_running()) return;
   if (g_errors != MPI_COMM_NULL) MPI_Comm_free(&g_errors);
+  if (g_agree != MPI_COMM_NULL) MPI_Comm_free(&g_agree);
   MPI_Finalize();
 }
 namespace {
@@ -128,18 +132,20 @@ int every_rank_failed(int code, double wait_s) {
   MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, g_errors);
   return worst;
 }
-void share_failure(const std::string* failure, double wait_s) {
-  if (!mpi_running() || world_size() == 1 || g_errors == MPI_COMM_NULL) return;
-  const int mine = failure ? world_rank() : world_size();
-  int first = world_size();
-  MPI_Request request;
-  MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, g_errors, &request);
-  if (!completes(request, failure ? wait_s : -1) || first == world_size()) return;
-  unsigned long long n = failure && first == world_rank() ? failure->size() : 0;
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, first, g_errors);
-  std::string text = failure && first == world_rank() ? *failure : std::string(n, '\0');
-  MPI_Bcast(text.data(), int(std::min<unsigned long long>(n, INT_MAX)), MPI_CHAR, first, g_errors);
-  throw Error(text);
+Agreement agree(int stop, const std::string* failure, int weight) {
+  if (!mpi_running() || world_size() == 1 || g_agree == MPI_COMM_NULL)
+    return alone(stop, failure);
+  // The failed rank of highest weight, lowest among equals, as the largest key: weight * size + size - rank.
+  const int size = world_size(), rank = world_rank();
+  int v[2] = {stop, failure ? std::max(weight, 0) * size + size - rank : 0};
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, g_agree);
+  Agreement a{v[0], v[1] > 0 ? size - 1 - (v[1] - 1) % size : -1, {}};
+  if (a.failed_rank < 0) return a;
+  unsigned long long n = a.failed_rank == rank ? failure->size() : 0;
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, a.failed_rank, g_agree);
+  a.failure = a.failed_rank == rank ? *failure : std::string(n, '\0');
+  MPI_Bcast(a.failure.data(), int(std::min<unsigned long long>(n, INT_MAX)), MPI_CHAR, a.failed_rank, g_agree);
+  return a;
 }
 void abort_processes(int code) {
   if (mpi_running() && world_size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
@@ -466,7 +472,7 @@ std::size_t Domain::bytes_sent() const {
 void init_processes(int*, char***) {}
 void finish_processes() {}
 int every_rank_failed(int code, double) { return code; }
-void share_failure(const std::string*, double) {}
+Agreement agree(int stop, const std::string* failure, int) { return alone(stop, failure); }
 void abort_processes(int) {}
 int world_size() { return 1; }
 int world_rank() { return 0; }

@@ -25,11 +25,20 @@ void finish_processes();
 // returns the largest of their codes (every rank then ends normally, through finish_processes);
 // else 0, and the caller ends the run with abort_processes. Without MPI or on one rank: `code`.
 int every_rank_failed(int code, double wait_s);
-// After a phase every rank runs that may fail on some ranks alone (a module's setup over its box):
-// called by every rank, with its error's message or nullptr. If some rank failed, every rank throws
-// an Error with the message of the lowest such rank. A rank that failed waits for the others at most
-// wait_s seconds (one may wait for it in a communication), then returns.
-void share_failure(const std::string* failure, double wait_s);
+// An agreement of the world's ranks, some of which may hold an error they met alone (every rank
+// calls it at the same point of the run: a module's setup over its box, a step of the time loop,
+// the end of the outputs). Gives every rank the largest `stop` (a signal number; 0: none) and, where
+// some rank holds an error (`failure`: its message; nullptr: none), the message of the one with the
+// highest `weight`, the lowest rank among equals (a message that names its node outranks one that
+// cannot). One reduction of two integers, on a communicator of its own; the message crosses only
+// when some rank failed. It waits for every rank: a rank holding an error guards itself against one
+// that never comes (app/held_error.hpp). Without MPI or on one rank: this rank's own.
+struct Agreement {
+  int stop = 0;
+  int failed_rank = -1;  // (-1: no rank failed)
+  std::string failure;
+};
+Agreement agree(int stop, const std::string* failure, int weight = 0);
 // Ends every rank at once (after an error on some of them); returns only without MPI.
 void abort_processes(int code);
 int world_size();

@@ -44,6 +44,17 @@ class SingularMatrix : public Error {
   using Error::Error;
 };
 
+// An error that one rank of a distributed run met alone, which every rank throws once they have
+// agreed on it (core/domain.hpp agree): rank() met it.
+class RankError : public Error {
+ public:
+  RankError(int rank, const std::string& what) : Error(what), rank_(rank) {}
+  int rank() const { return rank_; }
+
+ private:
+  int rank_;
+};
+
 // Raised when a run produces NaN/Inf or otherwise cannot continue.
 class RuntimeFailure : public Error {
  public:

@@ -32,6 +32,9 @@ FieldStats combine(const Domain& domain, FieldStats s) {
   s.sum = domain.sum(s.sum);
   s.level[0] = domain.sum(s.level[0]);
   s.level[1] = domain.sum(s.level[1]);
+  // A NaN of one rank's box is in every rank's sum, but MPI_MIN/MAX give it or not by the order in
+  // which they meet it: every rank reports it in min and max alike, as one process does.
+  s.make_nan_visible();
   return s;
 }
 

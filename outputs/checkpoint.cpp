@@ -29,7 +29,7 @@ class File {
     return hdf5_check(result, context(), what);
   }
   hid_t id() const { return file_.get(); }
-  void close() { check(file_.close(), "close it"); }
+  void close() { hdf5_check_ranks(file_.close(), context(), "close it", domain_); }
 
   void put(hid_t loc, const std::string& name, hid_t type, std::size_t count, const void* data) {
     hdf5_put_shared(context(), loc, name, false, type, type, {hsize_t(count)}, data, domain_);

@@ -51,6 +51,19 @@ bool hdf5_collective(const Domain* domain) {
 #endif
 }
 
+herr_t hdf5_check_ranks(herr_t result, const std::string& context, const std::string& what, const Domain* domain) {
+  if (!hdf5_collective(domain)) return hdf5_check(result, context, what);
+  std::string failure;
+  try {
+    hdf5_check(result, context, what);
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  const Agreement a = agree(0, failure.empty() ? nullptr : &failure);
+  if (a.failed_rank >= 0) throw RankError(a.failed_rank, a.failure);
+  return result;
+}
+
 namespace {
 // Closes a file that every rank has open, but not on a rank leaving it through an exception.
 herr_t close_shared_file(hid_t file) { return std::uncaught_exceptions() > 0 ? 0 : H5Fclose(file); }
@@ -81,8 +94,9 @@ void hdf5_put_shared(const std::string& context, hid_t loc, const std::string& n
   Handle set(hdf5_check(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                         context, what),
              H5Dclose);
-  if (domain->rank() == 0 && H5Sget_simple_extent_npoints(space.get()) > 0)  // (independent: rank 0 alone)
-    hdf5_check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), context, what);
+  const bool values = domain->rank() == 0 && H5Sget_simple_extent_npoints(space.get()) > 0;
+  hdf5_check_ranks(values ? H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0, context, what,
+                   domain);  // (independent: rank 0 alone)
   hdf5_check(set.close(), context, what);
 }
 
@@ -130,7 +144,7 @@ void hdf5_put_owned(const std::string& context, hid_t loc, const std::string& na
              H5Dclose);
   Handle transfer(hdf5_check(H5Pcreate(H5P_DATASET_XFER), context, what), H5Pclose);
   hdf5_check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), context, what);
-  hdf5_check(H5Dwrite(set.get(), mem_type, memory.get(), file.get(), transfer.get(), local), context, what);
+  hdf5_check_ranks(H5Dwrite(set.get(), mem_type, memory.get(), file.get(), transfer.get(), local), context, what, &domain);
   hdf5_check(set.close(), context, what);
 #else
   (void)loc, (void)file_type, (void)mem_type, (void)local, (void)s;
@@ -198,7 +212,7 @@ Hdf5XdmfWriter::Hdf5XdmfWriter(const std::filesystem::path& dir, const std::stri
   }
   write_grid();
   write_series();
-  check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flush");
+  hdf5_check_ranks(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), context(), "flush", domain_);
 }
 
 Hdf5XdmfWriter::~Hdf5XdmfWriter() {
@@ -251,7 +265,7 @@ void Hdf5XdmfWriter::write_series() {
 
 void Hdf5XdmfWriter::commit() {
   write_series();
-  check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flush");
+  hdf5_check_ranks(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), context(), "flush", domain_);
   if (!domain_ || domain_->rank() == 0) write_file_atomically(dir() / (name_ + ".xmf"), xdmf_text());
 }
 
@@ -368,7 +382,7 @@ void Hdf5XdmfWriter::close() {
   if (closed_) return;
   QuietHdf5 quiet;
   closed_ = true;
-  check(file_.close(), "close the file");
+  hdf5_check_ranks(file_.close(), context(), "close the file", domain_);
 }
 
 std::string Hdf5XdmfWriter::xdmf_text() const {

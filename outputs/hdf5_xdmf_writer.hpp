@@ -27,6 +27,12 @@ bool hdf5_collective(const Domain* domain);
 Handle hdf5_create_file(const std::filesystem::path& path, const std::string& context, const Domain* domain,
                         bool unlocked);
 
+// hdf5_check for a call on a file of hdf5_create_file that one rank may fail alone (rank 0's write
+// of shared values, a metadata flush, a rank's part of a transfer): with hdf5_collective(domain)
+// every rank learns whether one failed (core/domain.hpp agree) and then throws that rank's error
+// (RankError), so that none goes on into a collective call that the failed one has left.
+herr_t hdf5_check_ranks(herr_t result, const std::string& context, const std::string& what, const Domain* domain);
+
 // hdf5_put (core/hdf5_support.hpp) for a file of hdf5_create_file: with hdf5_collective(domain)
 // every rank calls it with the same arguments, and rank 0 writes the dataset's values.
 void hdf5_put_shared(const std::string& context, hid_t loc, const std::string& name, bool attribute, hid_t file_type,

@@ -2,11 +2,15 @@
 
 - A deck error, which every rank meets, or one rank meets in its box during setup (shared with the
   others): exit 1, one 'error:' line (rank 0's), no MPI_ABORT report.
+- An error one rank meets alone during the time loop (rank 0's writes into an output directory
+  deleted under the run): every rank learns it at the ranks' next agreement and ends with exit 1;
+  one 'error:' line naming rank 0, no MPI_ABORT. A NaN that enters through one rank's box at a
+  late step: the same, naming the step and a node of the whole grid.
 - SIGINT to the ranks (a batch system's signal to the job's processes): every rank stops at the
   same step and writes its part of a checkpoint; mpirun exits with 130, as one process does; the
   printed restart command, run under mpirun, completes the run.
-- SIGINT to mpirun: Open MPI's mpirun sends SIGTERM to the ranks and exits 1 itself, whatever the
-  ranks return; the ranks still stop with a checkpoint that restarts.
+- SIGINT or SIGTERM to mpirun: Open MPI 4.1's mpirun sends SIGTERM to the ranks and exits 1 itself,
+  whatever the ranks return (docs/running.md); the ranks still stop with a checkpoint that restarts.
 Usage: mpi_errors_test.py TRIDSIM MPIEXEC SOURCE_DIR WORK_DIR
 """
 import json
@@ -45,20 +49,65 @@ for name, sets, want in [
     else:
         print(f"deck error ({name}): exit 1, one error line, no MPI_ABORT")
 
-# 2. Signals during a run that checkpoints on stopping.
-DECK = f"""name: sig
+
+
+def one_error_line(label, r, want):
+    """Exit 1 from mpirun, one 'error:' line containing every text of `want`, no MPI_ABORT report."""
+    text = r.stdout + r.stderr
+    lines = [l for l in text.splitlines() if l.startswith("error:")]
+    if r.returncode != 1 or len(lines) != 1 or any(w not in lines[0] for w in want) or "MPI_ABORT" in text:
+        failures.append(f"{label}: exit {r.returncode}, error lines {lines}, output {text[-1500:]!r} "
+                        f"(wanted exit 1, one line with {want!r}, no MPI_ABORT)")
+    else:
+        print(f"{label}: exit 1, one error line, no MPI_ABORT: {lines[0][:150]}")
+
+
+# 2. A late NaN from a source that is finite at every time check evaluates it (start, middle, end),
+# in the box of the rank that holds z = 1 (the step's z lines carry it into the other's box too).
+r = subprocess.run(MPIRUN + [tridsim, "run", f"{source}/inputs/heat3d.yaml", "-o", f"{work}/nan", "--no-progress",
+                             "--set", "grid.n=[9,9,9]", "--set", "parallel.ranks=[1,1,2]",
+                             "--set", 'heat.source="t > 0.02 && t < 0.03 && z > 0.9 ? 0/0 : 0"'],
+                   env=ENV, capture_output=True, text=True, timeout=60)
+one_error_line("NaN from rank 1's box at step 9", r, ["u_min is NaN at step 9,", "the run diverged", "first at node ("])
+
+# 3. Rank 0's writes fail alone: the output directory is deleted while the run writes in it.
+
+
+def long_deck(name, n, every, formats):
+    """A heat run of 100000 short steps on an n^3 grid (it is stopped, or fails, long before its end)."""
+    path = os.path.join(work, name + ".yaml")
+    with open(path, "w") as f:
+        f.write(f"""name: {name}
 module: heat
-grid: {{n: [24, 24, 24]}}
+grid: {{n: [{n}, {n}, {n}]}}
 time: {{dt: 0.00001, steps: 100000}}
-output: {{every: 100000, formats: [hdf5]}}
+output: {{every: {every}, formats: [{formats}]}}
 heat:
   diffusivity: 1
   initial: "x*y*z"
   boundary: {{all: {{type: dirichlet, value: "x*y*z"}}}}
-"""
-deck = os.path.join(work, "sig.yaml")
-with open(deck, "w") as f:
-    f.write(DECK)
+""")
+    return path
+
+
+gone_deck = long_deck("gone", 16, 20, "hdf5, csv")
+gone = os.path.join(work, "gone")
+p = subprocess.Popen(MPIRUN + [tridsim, "run", gone_deck, "-o", gone, "--no-progress"], env=ENV,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+deadline = time.time() + 60
+while not os.path.exists(os.path.join(gone, "gone.h5")) and time.time() < deadline and p.poll() is None:
+    time.sleep(0.05)
+shutil.rmtree(gone, ignore_errors=True)
+try:
+    out, err = p.communicate(timeout=60)
+    one_error_line("output directory deleted under 2 ranks", subprocess.CompletedProcess(p.args, p.returncode, out, err),
+                   ["error: rank 0 of 2: ", gone])
+except subprocess.TimeoutExpired:
+    p.kill()
+    failures.append("output directory deleted under 2 ranks: the run did not end within 60 s")
+
+# 4. Signals during a run that checkpoints on stopping.
+deck = long_deck("sig", 24, 100000, "hdf5")
 
 
 def children(pid):
@@ -113,10 +162,12 @@ else:
     print("SIGINT to the ranks: mpirun exits 130 with a restart hint")
     restarts("SIGINT to the ranks", command, text, out)
 
+# (mpirun's own exit status: 1, not 128 + N; a later Open MPI that passed the ranks' 143 on fails
+# this line, and docs/running.md is to be updated with it)
 rc, text, command, out = stopped_run("to-mpirun", False)
-if rc == 0 or not command or "stopped by Terminated" not in text:
-    failures.append(f"SIGINT to mpirun: exit {rc}, restart hint {command!r} (wanted the ranks stopped by SIGTERM): "
-                    f"{text[-1500:]}")
+if rc != 1 or not command or "stopped by Terminated" not in text:
+    failures.append(f"SIGINT to mpirun: exit {rc} (Open MPI 4.1: 1), restart hint {command!r} (wanted the ranks "
+                    f"stopped by SIGTERM): {text[-1500:]}")
 else:
     print(f"SIGINT to mpirun: the ranks stopped by SIGTERM with a checkpoint; mpirun exits {rc}")
     restarts("SIGINT to mpirun", command, text, out)

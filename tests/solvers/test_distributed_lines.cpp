@@ -3,7 +3,8 @@
 // single-process batched solve of the whole lines, for every split axis, awkward sizes and
 // process grids, with both transports of the reduced systems (gather, all-to-all); the bytes sent
 // must be the reduced rows (and the all-to-all's returned unknowns) only. Runs on any number of ranks
-// (ctest label mpi: mpirun -np 1..4); on one rank it checks the decomposition arithmetic too.
+// (ctest label mpi: mpirun -np 1..4); on one rank it checks the decomposition arithmetic too. The
+// ranks' agreement on a stop and on one rank's error (core/domain.hpp agree) is checked here too.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -11,6 +12,7 @@
 
 #include <array>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/domain.hpp"
@@ -336,6 +338,30 @@ TEST_CASE("gather puts every rank's owned box in its place") {
       for (index_t o = 0; o < g.size(); ++o) REQUIRE(all[o] == double(o));
     CHECK(domain.sum(1.0) == double(domain.size()));
   }
+}
+
+TEST_CASE("an agreement gives every rank the largest stop and the error of one failed rank") {
+  const int P = world_size(), r = world_rank();
+  Agreement a = agree(r + 1, nullptr);  // nothing held
+  CHECK(a.stop == P);
+  CHECK(a.failed_rank == -1);
+  CHECK(a.failure.empty());
+  // The last rank alone fails, with a message longer than any fixed buffer.
+  const std::string last = "rank " + std::to_string(P - 1) + " failed: " + std::string(5000, 'x');
+  a = agree(0, r == P - 1 ? &last : nullptr);
+  CHECK(a.stop == 0);
+  CHECK(a.failed_rank == P - 1);
+  CHECK(a.failure == last);
+  // Ranks 0 and P - 1 fail alike: the lowest; with more weight, the last rank's.
+  const std::string mine = "rank " + std::to_string(r);
+  const bool fails = r == 0 || r == P - 1;
+  a = agree(r == 0 ? 15 : 0, fails ? &mine : nullptr);
+  CHECK(a.stop == 15);
+  CHECK(a.failed_rank == 0);
+  CHECK(a.failure == "rank 0");
+  a = agree(0, fails ? &mine : nullptr, r == P - 1 ? 1 : 0);
+  CHECK(a.failed_rank == P - 1);
+  CHECK(a.failure == "rank " + std::to_string(P - 1));
 }
 
 TEST_CASE("balanced splits and process grids") {
