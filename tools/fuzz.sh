@@ -42,7 +42,7 @@ done
 
 echo "fuzzing for $seconds s; corpus $work/corpus, findings in $work/artifacts"
 rc=0
-# One OpenMP thread: on grids this small, starting threads costs more than the work (4x fewer inputs);
+# One OpenMP thread: on grids this small, starting threads costs more than the work;
 # instead one fuzzing process per core (libFuzzer's fork mode), sharing the corpus.
 fork=()
 [ "$jobs" -gt 1 ] && fork=(-fork="$jobs")
