@@ -61,8 +61,9 @@ SolverChoice read_solver_choice(const DeckNode& s, const Grid& grid, Backend bac
     if (!solver) {
       const auto cpu_only = tridiag::line_solver_names([](const LineSolver& s) { return s.on_gpu == OnGpu::refuses; });
       const auto gpu_only = tridiag::line_solver_names([](const LineSolver& s) { return s.on_cpu == OnCpu::refuses; });
-      node.fail(key, "unknown line solver: " + unknown_name_message(name, tridiag::all_line_solver_names()) + " (" + list_names(cpu_only) +
-                         " runs on the cpu backend only, " + list_names(gpu_only) + " on cuda only)");
+      node.fail(key, "unknown line solver: " + unknown_name_message(name, tridiag::all_line_solver_names()) + " (" +
+                         list_names(cpu_only) + " runs on the cpu backend only, " + list_names(gpu_only) +
+                         " on cuda only)");
     }
     if (backend != Backend::cuda) choice.cpu[a] = cpu_algorithm(node, key, *solver);
     if (backend == Backend::cuda) choice.gpu[a] = gpu_algorithm(node, key, *solver, a, grid, elem_bytes, uniform);

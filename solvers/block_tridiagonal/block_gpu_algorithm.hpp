@@ -48,7 +48,8 @@ inline const char* block_gpu_algorithm_name(BlockGpuAlgorithm alg) { return name
 inline std::vector<BlockGpuAlgorithm> block_gpu_algorithms() {
   std::vector<BlockGpuAlgorithm> out;
   for (const auto& s : kBlockLineSolvers)
-    if (s.value != BlockGpuAlgorithm::automatic && std::string_view(s.name) == name_of(kBlockLineSolvers, s.value)) out.push_back(s.value);
+    if (s.value != BlockGpuAlgorithm::automatic && std::string_view(s.name) == name_of(kBlockLineSolvers, s.value))
+      out.push_back(s.value);
   return out;
 }
 

@@ -44,7 +44,7 @@ struct LineSolver {
   index_t max_length;      // GPU: the longest line it solves; 0: any
   int only_axis;           // GPU: the one axis it solves; -1: every axis
   const char* layouts;     // GPU: nullptr, or the layouts a library takes (checked by its launcher)
-  const char* launched_by;  // the source that launches it
+  const char* launched_by;  // the source that launches it on the GPU (a CPU-only row: on the CPU; auto: resolves it)
   const char* description;  // a few words, for `tridsim info`
 };
 
@@ -104,15 +104,18 @@ inline std::vector<std::string> all_line_solver_names() {
 
 // The GPU algorithms a caller may name, automatic left out, each once, in table order (the
 // benchmarks' and tests' lists, the width of auto's ranking).
+constexpr bool is_gpu_algorithm(const LineSolver& s) {
+  return !s.alias_of && s.on_gpu != OnGpu::refuses && s.gpu != GpuAlgorithm::automatic;
+}
 inline std::vector<GpuAlgorithm> gpu_line_algorithms() {
   std::vector<GpuAlgorithm> out;
   for (const auto& s : kLineSolvers)
-    if (!s.alias_of && s.on_gpu != OnGpu::refuses && s.gpu != GpuAlgorithm::automatic) out.push_back(s.gpu);
+    if (is_gpu_algorithm(s)) out.push_back(s.gpu);
   return out;
 }
 constexpr int count_gpu_line_algorithms() {
   int n = 0;
-  for (const auto& s : kLineSolvers) n += !s.alias_of && s.on_gpu != OnGpu::refuses && s.gpu != GpuAlgorithm::automatic;
+  for (const auto& s : kLineSolvers) n += is_gpu_algorithm(s);
   return n;
 }
 

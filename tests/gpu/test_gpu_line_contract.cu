@@ -263,7 +263,7 @@ TEST_CASE_TEMPLATE("the GPU example of docs/extending.md equals its CPU twin", T
 TEST_CASE_TEMPLATE("every fused line solver of the table matches reference", T, float, double) {
   for (const auto& s : tridiag::kLineSolvers)
     if (s.on_gpu == tridiag::OnGpu::fused && !s.alias_of && s.gpu != GpuAlgorithm::automatic) {
-      INFO(s.name);
+      INFO(std::string(s.name));
       check_family<T>(s.gpu, s.max_length > 0 ? s.max_length : index_t(1) << 20);
     }
 }
