@@ -25,6 +25,8 @@
 #include "core/names.hpp"
 #include "outputs/writer.hpp"
 #include "physics/builtin_modules.hpp"
+#include "solvers/block_tridiagonal/block_gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 #include "tridsim_build_info.hpp"
 #include "tridsim_revision.hpp"
 #if TRIDSIM_HAVE_CUDA
@@ -37,6 +39,34 @@ namespace {
 
 // GOMP_SPINCOUNT of a run or bench that was given no OpenMP wait policy (main).
 constexpr const char* kSpinCount = "1000";
+
+// The line-solver tables (the modules' `solver` keys): where each name runs, its limits, what it is.
+void print_solvers() {
+  using tridiag::OnCpu, tridiag::OnGpu;
+  fmt::print("line solvers (heat, glioma: solver):\n");
+  for (const auto& s : tridiag::kLineSolvers) {
+    if (s.alias_of) {
+      fmt::print("  {:18} {}\n", s.name, s.description);
+      continue;
+    }
+    std::string where = s.on_cpu == OnCpu::runs ? "cpu" : s.on_cpu == OnCpu::runs_thomas ? "cpu (as thomas)" : "";
+    if (s.on_gpu != OnGpu::refuses) {
+      where += std::string(where.empty() ? "" : ", ") + "cuda";
+      std::string limits = s.on_gpu == OnGpu::in_place_only ? "arrays in place" : "";
+      if (s.only_axis >= 0) limits += std::string(limits.empty() ? "" : ", ") + "xyz"[s.only_axis] + " lines";
+      if (s.max_length > 0) limits += (limits.empty() ? "" : ", ") + fmt::format("lines <= {}", s.max_length);
+      if (s.layouts) limits += (limits.empty() ? "" : ", ") + std::string(s.layouts);
+      if (!limits.empty()) where += " (" + limits + ")";
+    }
+    fmt::print("  {:18} {}; {}\n", s.name, s.description, where);
+  }
+  fmt::print("block line solvers (reaction_diffusion: solver; cuda; the cpu backend runs block Thomas):\n");
+  for (const auto& s : blocktri::kBlockLineSolvers) {
+    const char* first = blocktri::block_gpu_algorithm_name(s.value);
+    if (std::string_view(first) != s.name) fmt::print("  {:18} another name of {}\n", s.name, first);
+    else fmt::print("  {:18} {}; M <= {}\n", s.name, s.description, s.max_m);
+  }
+}
 
 void print_info() {
   register_builtin_modules();
@@ -74,6 +104,7 @@ void print_info() {
   }
   fmt::print("modules:\n");
   for (const auto* m : registered_modules()) fmt::print("  {:10} {}\n", m->name, m->description);
+  print_solvers();
 }
 
 // The registered module `name`, or an error listing them with the closest.

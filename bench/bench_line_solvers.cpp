@@ -1,5 +1,5 @@
-// Benchmarks of the CPU batched tridiagonal solver (solvers/tridiagonal/batched.hpp, Thomas),
-// read against the machine's copy bandwidth.
+// Benchmarks of the CPU batched tridiagonal solvers (solvers/tridiagonal/batched.hpp), read
+// against the machine's copy bandwidth.
 //
 //   bench_line_solvers                                  # everything
 //   bench_line_solvers --benchmark_filter='solve/double'  # one precision
@@ -9,7 +9,9 @@
 //  - every axis of a 256^3 array, double and float;
 //  - 65536 systems of length 256: a 256 x 65536 array solved along x, a 65536 x 256 array
 //    solved along y;
-// each with three coefficient sources:
+// each with three coefficient sources, solved by thomas; the 65536 lines of 256 points also by every
+// other CPU algorithm of the table (solvers/tridiagonal/line_solvers.hpp), named .../<algorithm>.
+// The coefficient sources:
 //  - uniform:   UniformMatrix (the constant-kappa diffusion matrix, factored once);
 //  - arrays:    ArrayCoeffs (a, b, c stored in full);
 //  - diffusion: DiffusionCoeffs (rows generated from a kappa array, arithmetic face means).
@@ -46,6 +48,7 @@
 #include "solvers/tridiagonal/coefficients.hpp"
 #include "solvers/tridiagonal/cyclic.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 
 namespace {
 
@@ -110,7 +113,7 @@ void rates(benchmark::State& state, const Problem<T>& P, Source src) {
 }
 
 template <class T>
-void bm_solve(benchmark::State& state, std::array<index_t, 3> n, int axis, Source src, bool cyclic = false) {
+void bm_solve(benchmark::State& state, std::array<index_t, 3> n, int axis, Source src, bool cyclic, Algorithm alg) {
   Problem<T>& P = problem<T>(n);
   const LineSet L{n, {1, n[0], n[0] * n[1]}, axis};
   const T* d = P.d.get();
@@ -122,8 +125,8 @@ void bm_solve(benchmark::State& state, std::array<index_t, 3> n, int axis, Sourc
     for (auto _ : state) {
       if constexpr (is_cyclic_uniform_v<Matrix>) solve_cyclic_lines<T>(L, M, load, store);
       else if constexpr (std::is_same_v<Matrix, ArrayCoeffs<T>>)
-        cyclic ? solve_cyclic_lines<T>(L, M, load, store) : solve_lines<T>(L, M, load, store);
-      else solve_lines<T>(L, M, load, store);
+        cyclic ? solve_cyclic_lines<T>(L, M, load, store) : solve_lines<T>(L, M, load, store, alg);
+      else solve_lines<T>(L, M, load, store, alg);
       benchmark::ClobberMemory();
     }
   };
@@ -156,17 +159,21 @@ void register_solves(const char* tname) {
       {"256^3/x", {256, 256, 256}, 0},   {"256^3/y", {256, 256, 256}, 1}, {"256^3/z", {256, 256, 256}, 2},
       {"256x65536/x", {256, 65536, 1}, 0}, {"65536x256/y", {65536, 256, 1}, 1},
   };
-  for (bool cyclic : {false, true})
-    for (Source src : {Source::uniform, Source::arrays, Source::diffusion})
-      for (const Case& c : cases) {
-        if (cyclic && src == Source::diffusion) continue;  // (no periodic diffusion rows yet)
-        const std::string name =
-            std::string(cyclic ? "cyclic/" : "solve/") + tname + "/" + name_of(src) + "/" + c.shape;
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [c, src, cyclic](benchmark::State& st) { bm_solve<T>(st, c.n, c.axis, src, cyclic); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
-      }
+  for (const LineSolver* solver : cpu_line_solvers())
+    for (bool cyclic : {false, true})
+      for (Source src : {Source::uniform, Source::arrays, Source::diffusion})
+        for (const Case& c : cases) {
+          const Algorithm alg = solver->cpu;
+          if (alg != Algorithm::thomas && (cyclic || c.n[2] != 1)) continue;  // the others: the 65536 lines of 256
+          if (cyclic && src == Source::diffusion) continue;  // (no periodic diffusion rows yet)
+          const std::string name = std::string(cyclic ? "cyclic/" : "solve/") + tname + "/" + name_of(src) + "/" +
+                                   c.shape + (alg == Algorithm::thomas ? "" : std::string("/") + solver->name);
+          benchmark::RegisterBenchmark(name.c_str(), [c, src, cyclic, alg](benchmark::State& st) {
+            bm_solve<T>(st, c.n, c.axis, src, cyclic, alg);
+          })
+              ->Unit(benchmark::kMillisecond)
+              ->UseRealTime();
+        }
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include "core/backend.hpp"
 #include "core/deck.hpp"
 #include "core/grid.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 
 namespace tridsim {

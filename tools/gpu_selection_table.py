@@ -5,7 +5,8 @@ For every batch case batch/<T>/<source>/<algorithm>/<axis>/<batch>x<N> it ranks 
 fastest first (median real time when repetitions were run), and writes one row per case to
 solvers/tridiagonal/cuda/gpu_selection_table.inc, with the times as a comment. auto takes the
 first of a row's ranking that can run the caller's lines (fused load/store callers cannot run
-the in-place-only thomas-shuffle and cusparse).
+the in-place-only thomas-shuffle and cusparse). The algorithms and their enumerators are the rows of
+solvers/tridiagonal/line_solvers.hpp (tools/solver_tables.py reads them); a row's width is their number.
 
 Usage: tools/gpu_selection_table.py bench/results/h100-gpu-line-solvers.json [OUT.inc]
 """
@@ -15,8 +16,9 @@ import statistics
 import sys
 from collections import defaultdict
 
-ENUM = {"thomas": "thomas", "thomas-naive": "thomas_naive", "thomas-pcr": "thomas_pcr", "pcr": "pcr",
-        "thomas-shuffle": "thomas_shuffle", "cusparse": "cusparse"}
+from solver_tables import gpu_algorithms  # (beside this script)
+
+ENUM = gpu_algorithms()  # name -> GpuAlgorithm enumerator, from solvers/tridiagonal/line_solvers.hpp
 CASE = re.compile(r"^batch/(float|double)/(uniform|arrays)/([a-z-]+)/([xy])/(\d+)x(\d+)")
 
 

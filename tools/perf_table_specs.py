@@ -2,6 +2,8 @@
 benchmarks fill which cells; and the machines, by the prefix of a result file's name."""
 import re
 
+from solver_tables import gpu_algorithms  # (beside this script)
+
 # The machines, by the prefix of a result file's name (the longest prefix that matches wins).
 MACHINES = {
     "cpu-2core": "the 2-core development machine, AMD EPYC",
@@ -39,7 +41,7 @@ MACHINES = {
 #                            efficiency), {rate_vs_base} points/s over f(name)'s.
 # A run is a benchmark of the table's "json", or FILE::RUN, one of another file of bench/results
 # (tridsim bench run lists are named DECK/NXxNYxNZ/npRANKS/TRANSPORT[/weak][/TREE]).
-GPU_LINE_SOLVERS = ("thomas", "thomas-shuffle", "thomas-naive", "thomas-pcr", "pcr", "cusparse")
+GPU_LINE_SOLVERS = tuple(gpu_algorithms())  # the rows of solvers/tridiagonal/line_solvers.hpp
 BATCH_LENGTHS = (64, 128, 256, 512, 1024)
 
 SPLIT_GPU = "split_gpu/{kind}/{transport}/b{b}/{grid}/iterations:20/manual_time"

@@ -140,8 +140,12 @@ void add(const std::string& name, std::function<void(benchmark::State&)> fn) {
   benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.05);
 }
 
-const BlockGpuAlgorithm kAlgorithms[] = {BlockGpuAlgorithm::thread_per_system, BlockGpuAlgorithm::work_sharing,
-                                         BlockGpuAlgorithm::block_pcr, BlockGpuAlgorithm::automatic};
+// Every algorithm of the table (block_gpu_algorithm.hpp), then auto.
+std::vector<BlockGpuAlgorithm> all_algorithms() {
+  std::vector<BlockGpuAlgorithm> out = block_gpu_algorithms();
+  out.push_back(BlockGpuAlgorithm::automatic);
+  return out;
+}
 
 template <class T>
 void register_all(const std::string& t) {
@@ -149,7 +153,7 @@ void register_all(const std::string& t) {
   const LineSet L{{P, N, 1}, {1, P, P * N}, 1};
   for (int m = 2; m <= 8; ++m) {
     const std::string M = "/M" + std::to_string(m) + "/";
-    for (BlockGpuAlgorithm alg : kAlgorithms) {
+    for (BlockGpuAlgorithm alg : all_algorithms()) {
       if (!block_gpu_unsupported_reason(alg, m, L).empty()) continue;
       const std::string a = block_gpu_algorithm_name(alg);
       add("stored/" + t + M + a, [=](benchmark::State& st) {

@@ -144,15 +144,13 @@ void add(const std::string& name, std::function<void(benchmark::State&)> fn) {
   benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1);
 }
 
-const GpuAlgorithm kAlgorithms[] = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive,   GpuAlgorithm::thomas_pcr,
-                                    GpuAlgorithm::pcr,    GpuAlgorithm::thomas_shuffle, GpuAlgorithm::cusparse};
-
-// Every algorithm that supports lines along `axis` of an array of shape n, both sources.
+// Every algorithm of the table (line_solvers.hpp) that supports lines along `axis` of an array of
+// shape n, both sources.
 template <class T>
 void add_all(const std::string& prefix, const std::string& suffix, std::array<index_t, 3> n, int axis) {
   const LineSet L{n, {1, n[0], n[0] * n[1]}, axis};
   for (Source src : {Source::uniform, Source::arrays})
-    for (GpuAlgorithm alg : kAlgorithms)
+    for (GpuAlgorithm alg : gpu_line_algorithms())
       if (gpu_algorithm_supports(alg, L))
         add(prefix + "/" + source_name(src) + "/" + gpu_algorithm_name(alg) + suffix,
             [=](benchmark::State& st) { bm_solve<T>(st, n, axis, src, alg); });

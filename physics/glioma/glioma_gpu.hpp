@@ -9,7 +9,7 @@
 #include "core/domain.hpp"
 #include "core/field_stats.hpp"
 #include "core/grid.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 
 namespace tridsim {
 

@@ -20,6 +20,7 @@
 #include "solvers/sparse_direct/multifrontal.hpp"
 #include "solvers/tridiagonal/batched.hpp"
 #include "solvers/tridiagonal/distributed.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 #include "solvers/tridiagonal/split_rhs_sums.hpp"
 #include "tridsim_build_info.hpp"
 
@@ -238,13 +239,12 @@ void HeatModule<T>::read_solver(const DeckNode& s, const SetupContext& ctx, cons
     if (const auto v = parse_name(kSolverNames, word)) {
       family = *v;
       lines_word = family == Solver::lines;
-    } else if (same_name(word, "cr") || tridiag::parse_gpu_algorithm(word)) {
+    } else if (tridiag::find_line_solver(word)) {
       family = Solver::lines;
     } else {
       std::vector<std::string> names = names_of(kSolverNames);
-      for (const auto& n : names_of(tridiag::kGpuAlgorithmNames))
+      for (const auto& n : tridiag::all_line_solver_names())
         if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-      names.emplace_back("cr");
       s.fail("solver", "unknown solver: " + unknown_name_message(word, names) +
                            " (line solvers: one name, or per axis {x: ..., y: ...})");
     }

@@ -14,7 +14,7 @@
 #include "core/domain.hpp"
 #include "core/grid.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 
 namespace tridsim {
 

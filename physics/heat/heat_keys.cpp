@@ -1,14 +1,14 @@
 #include "core/boundary_kind.hpp"
 #include "physics/heat/heat.hpp"
 #include "physics/module_keys.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 
 namespace tridsim {
 
 KeyTable heat_keys() {
   using H = HeatModule<double>;
   const std::string solvers = list_names(names_of(H::kSolverNames)) + ", or a line solver (" +
-                              list_names(names_of(tridiag::kGpuAlgorithmNames)) + ", cr) for every axis";
+                              list_names(tridiag::all_line_solver_names()) + ") for every axis";
   return {
       {"heat", kSection, "", "", true, "du/dt = div(kappa grad u) + f"},
       {"heat.scheme", kChoice, "auto", "", false,

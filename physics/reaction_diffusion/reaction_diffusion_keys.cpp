@@ -25,7 +25,7 @@ KeyTable reaction_diffusion_keys() {
       {"reaction_diffusion.reaction_substeps", kInteger, "1", "", false, "douglas: RK4 steps per reaction half step"},
       {"reaction_diffusion.pivoting", kChoice, "auto", "", false, "auto, none or partial: the block solves' pivoting"},
       {"reaction_diffusion.solver", kChoice | kSection, "auto", "", false,
-       "the block line solver: " + list_names(names_of(blocktri::kBlockGpuAlgorithmNames)) +
+       "the block line solver: " + list_names(names_of(blocktri::kBlockLineSolvers)) +
            ", or per axis {x: ..., y: ..., z: ...}"},
       {"reaction_diffusion.solver.<axis>", kChoice, "auto", "", false, "the block line solver along this axis"},
       {"reaction_diffusion.initial", kSection, "", "", true, "the initial state: an expression of x, y, z per species"},

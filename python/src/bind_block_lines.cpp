@@ -85,6 +85,22 @@ class UniformBlockLines {
 }  // namespace
 
 void bind_block_lines(py::module_& m) {
+  m.def(
+      "block_line_solvers",
+      [] {
+        py::list rows;
+        for (const auto& s : blocktri::kBlockLineSolvers) {
+          const char* first = blocktri::block_gpu_algorithm_name(s.value);
+          py::dict row;
+          row["name"] = s.name;
+          row["alias_of"] = std::string(first) == s.name ? py::object(py::none()) : py::object(py::str(first));
+          row["max_m"] = s.max_m;
+          row["description"] = s.description;
+          rows.append(row);
+        }
+        return rows;
+      },
+      "The block line-solver table (solvers/block_tridiagonal/block_gpu_algorithm.hpp): one dict per name.");
   m.def("solve_block_lines_cpu", [](const LinesArg& d, int m, std::uintptr_t a, std::uintptr_t b, std::uintptr_t c,
                                     const std::string& pivoting) {
     const auto piv = parse_or_raise(blocktri::kPivotingNames, pivoting, "pivoting");
@@ -107,7 +123,7 @@ void bind_block_lines(py::module_& m) {
 #if TRIDSIM_HAVE_CUDA
       .def("solve_cuda",
            [](UniformBlockLines& M, const LinesArg& d, int m, const std::string& algorithm, std::uintptr_t stream) {
-             const auto alg = parse_or_raise(blocktri::kBlockGpuAlgorithmNames, algorithm, "algorithm");
+             const auto alg = parse_or_raise(blocktri::kBlockLineSolvers, algorithm, "algorithm");
              DeviceOf on(d.address);
              const auto s = reinterpret_cast<cudaStream_t>(stream);
              if (d.is_double) {
@@ -127,7 +143,7 @@ void bind_block_lines(py::module_& m) {
   m.def("solve_block_lines_cuda", [](const LinesArg& d, int m, std::uintptr_t a, std::uintptr_t b, std::uintptr_t c,
                                      const std::string& pivoting, const std::string& algorithm, std::uintptr_t stream) {
     const auto piv = parse_or_raise(blocktri::kPivotingNames, pivoting, "pivoting");
-    const auto alg = parse_or_raise(blocktri::kBlockGpuAlgorithmNames, algorithm, "algorithm");
+    const auto alg = parse_or_raise(blocktri::kBlockLineSolvers, algorithm, "algorithm");
     DeviceOf on(d.address);
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     py::gil_scoped_release release;

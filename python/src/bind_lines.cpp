@@ -15,7 +15,7 @@
 #include "python/src/bindings.hpp"
 #include "python/src/line_arguments.hpp"
 #include "solvers/tridiagonal/batched.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 #include "tridsim_build_info.hpp"
 #if TRIDSIM_HAVE_CUDA
 #include "python/src/lines_cuda.hpp"
@@ -98,21 +98,29 @@ index_t solve_cpu(const LinesArg& d, const Matrix& M, tridiag::Algorithm alg, bo
   return bad.load();
 }
 
+// NumPy arrays take the names the cpu backend runs as themselves (kLineSolvers).
+std::vector<std::string> cpu_algorithm_names() {
+  return tridiag::line_solver_names([](const tridiag::LineSolver& s) { return s.on_cpu == tridiag::OnCpu::runs; });
+}
+
 tridiag::Algorithm cpu_algorithm(const std::string& name) {
-  if (name == "auto" || name == "thomas") return tridiag::Algorithm::thomas;
-  if (name == "pcr") return tridiag::Algorithm::pcr;
-  if (name == "cr") return tridiag::Algorithm::cr;
-  const bool gpu_name = tridiag::parse_gpu_algorithm(name).has_value();
+  const tridiag::LineSolver* s = tridiag::find_line_solver(name);
+  if (s && s->on_cpu == tridiag::OnCpu::runs) return s->cpu;
+  const bool gpu_name = s && s->on_gpu != tridiag::OnGpu::refuses;
   throw py::value_error("algorithm '" + name + "'" + (gpu_name ? " runs on CUDA arrays only" : " is not known") +
-                        "; NumPy arrays are solved by auto, thomas, pcr or cr");
+                        "; NumPy arrays are solved by " + list_names(cpu_algorithm_names()));
 }
 
 #if TRIDSIM_HAVE_CUDA
 tridiag::GpuAlgorithm gpu_algorithm(const std::string& name, const LineSet& L, bool check) {
-  const auto alg = parse_or_raise(tridiag::kGpuAlgorithmNames, name, "algorithm");
-  if (const std::string why = tridiag::gpu_unsupported_reason(alg, L, !check); !why.empty())
+  const auto alg = tridiag::parse_gpu_algorithm(name);
+  if (!alg)
+    throw py::value_error("algorithm '" + name + "' is not known; valid: " +
+                          list_names(tridiag::line_solver_names(
+                              [](const tridiag::LineSolver& s) { return s.on_gpu != tridiag::OnGpu::refuses; }, true)));
+  if (const std::string why = tridiag::gpu_unsupported_reason(*alg, L, !check); !why.empty())
     throw py::value_error("algorithm '" + name + "': " + why + (check ? " (with check=True)" : ""));
-  return alg;
+  return *alg;
 }
 #endif
 
@@ -176,6 +184,24 @@ void bind_lines(py::module_& m) {
         return LinesArg{address, is_double, LineSet{n, stride, axis}};
       }));
   m.attr("all_finite") = kAllFinite;
+  m.def(
+      "line_solvers",
+      [] {
+        py::list rows;
+        for (const auto& s : tridiag::kLineSolvers) {
+          py::dict row;
+          row["name"] = s.name;
+          row["alias_of"] = s.alias_of ? py::object(py::str(s.alias_of)) : py::object(py::none());
+          row["cpu"] = s.on_cpu == tridiag::OnCpu::runs;
+          row["gpu"] = s.on_gpu != tridiag::OnGpu::refuses;
+          row["in_place_only"] = s.on_gpu == tridiag::OnGpu::in_place_only;
+          row["max_length"] = s.max_length;
+          row["description"] = s.description;
+          rows.append(row);
+        }
+        return rows;
+      },
+      "The line-solver table (solvers/tridiagonal/line_solvers.hpp): one dict per name.");
   m.attr("have_cuda") = bool(TRIDSIM_HAVE_CUDA);
 
   m.def(

@@ -6,7 +6,7 @@
 
 #include "python/src/line_arguments.hpp"
 #include "solvers/tridiagonal/cuda/batched_cuda.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 
 namespace tridsim::python {
 

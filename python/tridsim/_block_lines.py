@@ -22,7 +22,7 @@ def solve_block_lines(a, b, c, d, axis=-1, pivoting="partial", algorithm="auto",
        the block matrix is factored once for all lines from its n blocks.
     pivoting: "partial" (row exchanges inside each pivot block) or "none" (block-diagonally
        dominant matrices).
-    algorithm: GPU only: "auto", "thread-per-system", "work-sharing" or "block-pcr".
+    algorithm: GPU only: <ALGORITHMS>.
     check: raise ValueError for a non-finite value in a, b or c (entries that are read), and
        SingularMatrixError when a pivot block is singular or the solution is not finite (an extra
        pass over d).
@@ -60,6 +60,16 @@ def solve_block_lines(a, b, c, d, axis=-1, pivoting="partial", algorithm="auto",
                 "the block solution is not finite: a singular pivot block%s, or a non-finite value in d"
                 % (" (pivoting='partial' may solve it)" if pivoting == "none" else ""))
     return d
+
+
+def _algorithm_names():
+    """The names solve_block_lines takes, from the block line-solver table."""
+    names = ['"%s"' % r["name"] for r in _core.block_line_solvers() if r["alias_of"] is None]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+if solve_block_lines.__doc__:  # (python -OO drops docstrings)
+    solve_block_lines.__doc__ = solve_block_lines.__doc__.replace("<ALGORITHMS>", _algorithm_names())
 
 
 def _grid_lines(grid, axis):

@@ -73,8 +73,7 @@ def solve_lines(a, b, c, d, axis=-1, algorithm="auto", check=True, overwrite_d=F
     a, b, c: scalars or array-likes that broadcast to d's shape (NumPy rules), cast to d's dtype
        (on the CPU, scalars and values shared by every line are not expanded to d's shape). When
        none varies across lines the matrix is factored once for all lines (as UniformMatrix).
-    algorithm: "auto" (the fastest measured), or on the CPU "thomas", "pcr", "cr", on the GPU
-       "thomas", "thomas-pcr", "thomas-shuffle", "thomas-naive", "pcr", "cusparse".
+    algorithm: "auto" (the fastest measured), or <ALGORITHMS>
     check: raise ValueError for a non-finite value in a, b or c (entries that are read), and
        SingularMatrixError when a solution value is not finite (a zero pivot: no pivoting is done,
        so the lines must be, e.g., diagonally dominant; or a non-finite value in d). The solution
@@ -106,6 +105,17 @@ def solve_lines(a, b, c, d, axis=-1, algorithm="auto", check=True, overwrite_d=F
             fulls = [address(xp, v) for _, v in coefficients]
             return _core.solve_lines_cuda(lines, *fulls, alg, _stream(xp), check)
     return _solve(xp, d, axis, coefficients, algorithm, check, run)
+
+
+def _algorithm_names():
+    """The names solve_lines takes, from the line-solver table (solvers/tridiagonal/line_solvers.hpp)."""
+    rows = [r for r in _core.line_solvers() if r["name"] != "auto" and r["alias_of"] is None]
+    quoted = lambda keep: ", ".join('"%s"' % r["name"] for r in rows if keep(r))
+    return 'on the CPU %s, on the GPU\n       %s.' % (quoted(lambda r: r["cpu"]), quoted(lambda r: r["gpu"]))
+
+
+if solve_lines.__doc__:  # (python -OO drops docstrings)
+    solve_lines.__doc__ = solve_lines.__doc__.replace("<ALGORITHMS>", _algorithm_names())
 
 
 def _solve(xp, d, axis, coefficients, algorithm, check, run):

@@ -18,7 +18,7 @@
 #include "core/lazy_library.hpp"
 #include "core/non_finite.hpp"
 #include "outputs/writer.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 
 using namespace tridsim;
 namespace fs = std::filesystem;

@@ -30,8 +30,13 @@ using tridsim::cuda::DeviceArray;
 
 namespace {
 
-const BlockGpuAlgorithm kAlgorithms[] = {BlockGpuAlgorithm::thread_per_system, BlockGpuAlgorithm::work_sharing,
-                                         BlockGpuAlgorithm::block_pcr, BlockGpuAlgorithm::automatic};
+// Every algorithm of the table (block_gpu_algorithm.hpp), then auto.
+std::vector<BlockGpuAlgorithm> all_algorithms() {
+  std::vector<BlockGpuAlgorithm> out = block_gpu_algorithms();
+  out.push_back(BlockGpuAlgorithm::automatic);
+  return out;
+}
+const std::vector<BlockGpuAlgorithm> kAlgorithms = all_algorithms();
 
 template <class T>
 constexpr double tolerance() {

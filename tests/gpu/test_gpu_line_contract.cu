@@ -259,7 +259,14 @@ TEST_CASE_TEMPLATE("the GPU example of docs/extending.md equals its CPU twin", T
   }
 }
 
-TEST_CASE_TEMPLATE("thomas matches reference", T, float, double) { check_family<T>(GpuAlgorithm::thomas, 1 << 20); }
+// Every row of the table (line_solvers.hpp) that takes load/store functors, up to its length limit.
+TEST_CASE_TEMPLATE("every fused line solver of the table matches reference", T, float, double) {
+  for (const auto& s : tridiag::kLineSolvers)
+    if (s.on_gpu == tridiag::OnGpu::fused && !s.alias_of && s.gpu != GpuAlgorithm::automatic) {
+      INFO(std::string(s.name));
+      check_family<T>(s.gpu, s.max_length > 0 ? s.max_length : index_t(1) << 20);
+    }
+}
 // Long lines: the segmented path itself (segmented_lines.cuh), and thomas and auto as they route
 // them. One chunk and several, a one-row last chunk (1025 = 4 * 256 + 1 in float), a prime, 2^16;
 // x, y and z; every row source. Tolerances as above: the rows are diagonally dominant
@@ -334,15 +341,6 @@ TEST_CASE_TEMPLATE("rows lines match reference", T, float, double) {
       }
 }
 
-TEST_CASE_TEMPLATE("thomas-naive matches reference", T, float, double) {
-  check_family<T>(GpuAlgorithm::thomas_naive, 1 << 20);
-}
-TEST_CASE_TEMPLATE("thomas-pcr matches reference", T, float, double) {
-  check_family<T>(GpuAlgorithm::thomas_pcr, tridiag::detail::kThomasPcrMax);
-}
-TEST_CASE_TEMPLATE("pcr matches reference", T, float, double) {
-  check_family<T>(GpuAlgorithm::pcr, tridiag::detail::kPcrMax);
-}
 TEST_CASE_TEMPLATE("auto matches reference", T, float, double) { check_family<T>(GpuAlgorithm::automatic, 512); }
 
 TEST_CASE("functor callers are refused the in-place-only families with a reason") {

@@ -212,9 +212,13 @@ void check_arrays(const Layout& lay, int axis, Rng& rng, const std::vector<GpuAl
   }
 }
 
-const std::vector<GpuAlgorithm> kAll = {GpuAlgorithm::thomas,    GpuAlgorithm::thomas_naive,   GpuAlgorithm::thomas_pcr,
-                                        GpuAlgorithm::pcr,       GpuAlgorithm::thomas_shuffle, GpuAlgorithm::cusparse,
-                                        GpuAlgorithm::automatic};
+// Every algorithm of the table (line_solvers.hpp), then auto.
+std::vector<GpuAlgorithm> all_algorithms() {
+  std::vector<GpuAlgorithm> out = tridiag::gpu_line_algorithms();
+  out.push_back(GpuAlgorithm::automatic);
+  return out;
+}
+const std::vector<GpuAlgorithm> kAll = all_algorithms();
 constexpr index_t kLengths[] = {1, 2, 3, 31, 33, 255, 257, 1000};
 
 }  // namespace
@@ -357,8 +361,9 @@ TEST_CASE_TEMPLATE("gpu thomas-pcr and pcr refuse lines beyond their limits; nam
 // racecheck), and the cuSPARSE path (memcheck only: the library's kernels are not ours to race-check).
 TEST_CASE_TEMPLATE("gpu sanitizer subset", T, float, double) {
   Rng rng(16);
-  const std::vector<GpuAlgorithm> ours = {GpuAlgorithm::thomas, GpuAlgorithm::thomas_naive, GpuAlgorithm::thomas_pcr,
-                                          GpuAlgorithm::pcr, GpuAlgorithm::thomas_shuffle};
+  std::vector<GpuAlgorithm> ours;  // the table's algorithms but the library's
+  for (GpuAlgorithm a : tridiag::gpu_line_algorithms())
+    if (!tridiag::line_solver(a)->layouts) ours.push_back(a);
   for (index_t len : {index_t(1), index_t(3), index_t(33), index_t(257)})
     for (const Shape& sh : {Shape{{len, 37, 1}, 0}, Shape{{35, len, 3}, 1}, Shape{{33, 3, len}, 2}}) {
       const Layout lay = Layout::padded(sh.n);

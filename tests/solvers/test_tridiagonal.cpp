@@ -42,6 +42,7 @@
 #include "solvers/tridiagonal/cyclic.hpp"
 #include "solvers/tridiagonal/cyclic_reduction.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 #include "tests/common/padded_layout.hpp"
 #include "solvers/tridiagonal/thomas_reference.hpp"
 
@@ -206,9 +207,9 @@ void check_batched(const Layout& lay, int axis, const Matrix& M, const Ref& ref,
     return worst;
   };
 
-  for (Algorithm alg : {Algorithm::thomas, Algorithm::pcr, Algorithm::cr}) {
-    const char* name = alg == Algorithm::thomas ? "thomas" : alg == Algorithm::pcr ? "pcr" : "cr";
-    INFO("algorithm ", name);
+  for (const LineSolver* solver : cpu_line_solvers()) {  // every CPU row of the table
+    const Algorithm alg = solver->cpu;
+    INFO("algorithm ", solver->name);
     {  // in place; padding must be left bit for bit as it was
       std::vector<T> sol = rhs;
       if (alg == Algorithm::thomas) solve_lines<T>(L, M, sol.data());
@@ -474,7 +475,8 @@ TEST_CASE_TEMPLATE("solve_lines rejects a matrix source made for other lines", T
     const LineSet L = lay.lines(axis);
     const index_t n = L.length(), s = L.axis_stride();
     const auto bc = BoundaryKind::dirichlet;
-    for (Algorithm alg : {Algorithm::thomas, Algorithm::pcr, Algorithm::cr}) {
+    for (const LineSolver* solver : cpu_line_solvers()) {
+      const Algorithm alg = solver->cpu;
       CHECK_THROWS_AS(solve_lines<T>(L, uniform_diffusion_matrix<T>(n + 1, T(1), bc, bc), d.data(), alg), tridsim::Error);
       CHECK_THROWS_AS(solve_lines<T>(L, uniform_diffusion_matrix<T>(n - 1, T(1), bc, bc), d.data(), alg), tridsim::Error);
       CHECK_THROWS_AS(solve_lines<T>(L, DiffusionCoeffs<T>{kappa.data(), T(1), s, n + 1, bc, bc}, d.data(), alg),

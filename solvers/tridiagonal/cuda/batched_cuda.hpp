@@ -49,7 +49,7 @@
 
 #include "core/types.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
-#include "solvers/tridiagonal/gpu_algorithm.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 
 namespace tridsim::tridiag {

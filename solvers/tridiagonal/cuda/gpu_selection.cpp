@@ -23,13 +23,10 @@ struct Measured {
   std::uint8_t elem;  // bytes per value
   bool uniform;
   index_t n, batch;
-  GpuAlgorithm ranked[6];  // fastest first; automatic pads
+  GpuAlgorithm ranked[count_gpu_line_algorithms()];  // fastest first; automatic pads
 };
 
-constexpr GpuAlgorithm thomas = GpuAlgorithm::thomas, thomas_pcr = GpuAlgorithm::thomas_pcr,
-                       pcr = GpuAlgorithm::pcr, cusparse = GpuAlgorithm::cusparse,
-                       thomas_naive = GpuAlgorithm::thomas_naive, thomas_shuffle = GpuAlgorithm::thomas_shuffle,
-                       automatic = GpuAlgorithm::automatic;
+using enum GpuAlgorithm;  // the table's names
 
 // clang-format off
 const std::vector<Measured> kMeasured = {
@@ -40,22 +37,17 @@ const std::vector<Measured> kMeasured = {
 }  // namespace
 
 std::string gpu_unsupported_reason(GpuAlgorithm alg, const LineSet& L, bool in_place) {
-  const index_t n = L.length();
-  auto limit = [&](const char* name, index_t max) {
-    return n > max ? std::string(name) + " solves lines of at most " + std::to_string(max) + " points" : std::string();
-  };
-  switch (alg) {
-    case GpuAlgorithm::thomas_pcr: return limit("thomas-pcr", detail::kThomasPcrMax);
-    case GpuAlgorithm::pcr: return limit("pcr", detail::kPcrMax);
-    case GpuAlgorithm::thomas_shuffle:
-      if (!in_place) return "thomas-shuffle solves arrays in place only; use thomas or thomas-pcr";
-      if (L.axis != 0) return "thomas-shuffle solves lines along x only";
-      return limit("thomas-shuffle", detail::kShuffleMax);
-    case GpuAlgorithm::cusparse:
-      if (!in_place) return "cusparse solves arrays in place only; use thomas or thomas-pcr";
-      return CusparseTridiagonal::supports(L) ? "" : "cusparse needs lines of >= 3 points in unpadded y/z layouts";
-    default: return "";
-  }
+  const LineSolver& s = *line_solver(alg);
+  const std::string name = s.name;
+  if (s.on_gpu == OnGpu::in_place_only && !in_place)
+    return name + " solves arrays in place only; with load/store functors use " +
+           list_names(line_solver_names([](const LineSolver& o) { return o.on_gpu == OnGpu::fused; }));
+  if (s.only_axis >= 0 && L.axis != s.only_axis)
+    return name + " solves lines along " + "xyz"[s.only_axis] + " only";
+  if (s.max_length > 0 && L.length() > s.max_length)
+    return name + " solves lines of at most " + std::to_string(s.max_length) + " points";
+  if (s.layouts && !CusparseTridiagonal::supports(L)) return name + " needs " + s.layouts;
+  return "";
 }
 
 bool gpu_algorithm_supports(GpuAlgorithm alg, const LineSet& L) { return gpu_unsupported_reason(alg, L, true).empty(); }

@@ -17,12 +17,9 @@
 
 #include "core/types.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
+#include "solvers/tridiagonal/line_solvers.hpp"  // kThomasPcrMax, kPcrMax, kShuffleMax
 
 namespace tridsim::tridiag::detail {
-
-constexpr index_t kThomasPcrMax = 512;
-constexpr index_t kPcrMax = 1024;
-constexpr index_t kShuffleMax = 1024;  // thomas_shuffle: d' and c' per thread in local memory
 
 // Row coefficients: a uniform matrix (a, b, c: one row per line position, shared by all lines,
 // a[0] and c[n-1] zero, and the table of its factorization for the scan form of thomas_pcr.cuh)
