@@ -5,7 +5,7 @@
 //   bench_sparse_direct                                       # every solver at every size
 //   bench_sparse_direct --benchmark_filter='5pt/1023/'        # one size
 //   bench_sparse_direct --benchmark_counters_tabular=true     # phases side by side
-//   bench_sparse_direct --large                               # adds the 7-point 127^3 cases (minutes)
+//   bench_sparse_direct --large                               # adds the 7-point 127^3 cases (long)
 //
 // The operator: -div(kappa grad u) on the unit square / cube, kappa = 1 + 0.9 sin(3x) cos(2y)
 // (times cos(z) in 3D), harmonic face means, homogeneous Dirichlet on every face, built by

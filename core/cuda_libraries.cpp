@@ -1,6 +1,6 @@
 // The CUDA math libraries (cuBLAS, cuSOLVER, cuSPARSE, cuFFT, NVRTC), loaded on first use.
 //
-// Loading them costs about half a second of start-up (cuBLASLt's initialisation above all), which
+// Loading them is a large part of a process's start-up (cuBLASLt's initialisation above all), which
 // every process would pay, also one that never touches a GPU (--help, check, a CPU run, the Python
 // module). So tridsim links none of them (core/lazy_library.hpp): one forwarder below for each
 // function it calls (add one when a new call does not link).

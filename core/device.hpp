@@ -15,6 +15,6 @@ void use_cuda_device_of(int host_rank);
 std::string cuda_device_pci_id();
 // Bytes free on the current CUDA device (0 without one).
 std::size_t cuda_free_bytes();
-// Per CUDA device: name, memory and its copy bandwidth measured now (a few ms); or why there is none.
+// Per CUDA device: name, memory and its copy bandwidth measured now (a short copy loop); or why there is none.
 std::string cuda_device_summary();
 }  // namespace tridsim

@@ -42,7 +42,7 @@ done
 
 echo "fuzzing for $seconds s; corpus $work/corpus, findings in $work/artifacts"
 rc=0
-# One OpenMP thread: on grids this small, starting threads costs more than the work (4x fewer inputs).
+# One OpenMP thread: on grids this small, starting threads costs more than the work.
 OMP_NUM_THREADS=1 "$(realpath "$build")/bin/fuzz_deck" "$work/corpus" -dict=tests/fuzz/deck.dict -max_total_time="$seconds" \
   -max_len=4096 -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
   < /dev/null || rc=$?

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The pictures of docs/gallery: bundled decks run as they are (CPU), drawn by tools/plot.py.
-# Usage: tools/gallery.sh [TRIDSIM]   (default build/bin/tridsim; about a minute on 2 cores)
+# Usage: tools/gallery.sh [TRIDSIM]   (default build/bin/tridsim)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tridsim=${1:-build/bin/tridsim}

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-plt = None  # matplotlib.pyplot, imported once the arguments are known good (it takes a second)
+plt = None  # matplotlib.pyplot, imported once the arguments are known good (a slow import)
 
 
 def load_matplotlib():

@@ -2,7 +2,7 @@
 // Tables III/IV on the GPU. Problem P1 with n = 2^20 .. 2^28 unknowns, in device memory, solved
 // in place; arithmetic double (A2D), mixed (A2SD), compensated and float (A2S), carries as a
 // device scan (all on the GPU) or on the host (the paper's hybrid).
-//   bench_gpu_bvp                                     # everything (~1 minute on an H100)
+//   bench_gpu_bvp                                     # everything
 //   bench_gpu_bvp --benchmark_filter='copy|n:67108864|n:268435456'
 // Timing: CUDA events around the solve (manual time); the input is restored from a device copy
 // before each solve (untimed). Counters:

@@ -1,7 +1,7 @@
 // Benchmarks of the CUDA batched tridiagonal solvers (solvers/tridiagonal/cuda/batched_cuda.hpp),
 // read against the device's measured copy bandwidth and against cuSPARSE.
 //
-//   bench_gpu_line_solvers                                     # everything (a few minutes)
+//   bench_gpu_line_solvers                                     # everything
 //   bench_gpu_line_solvers --benchmark_filter='copy|256\^3'     # the 256^3 cases
 //   bench_gpu_line_solvers --benchmark_out=gpu.json --benchmark_out_format=json
 //

@@ -37,9 +37,9 @@ inline std::string block_gpu_unsupported_reason(BlockGpuAlgorithm alg, int m, co
 }
 
 // What `automatic` runs (never automatic): the hybrid where there are too few lines to fill the
-// device with M threads each and the lines are not short (measured on an H100: 64 lines of 65536
-// and the reaction-diffusion sweeps of 256 to 2048 lines of 256 to 2048 rows); otherwise
-// work-sharing (16384 lines of 256).
+// device with M threads each and the lines are not short (where bench_gpu_block_tridiagonal finds
+// the hybrid faster: 64 lines of 65536, and the reaction-diffusion sweeps of 256 to 2048 lines of
+// 256 to 2048 rows; docs/performance.md); otherwise work-sharing (16384 lines of 256).
 inline BlockGpuAlgorithm resolve_block_gpu_algorithm(BlockGpuAlgorithm alg, int m, const LineSet& L) {
   if (alg != BlockGpuAlgorithm::automatic) return alg;
   const double threads = double(L.count()) * m;

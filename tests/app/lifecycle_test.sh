@@ -65,7 +65,7 @@ restart_case glioma2d "$src/inputs/glioma2d.yaml" 100 --set grid.n=[51,51] --set
 
 # 3. Signals: the step in progress ends, outputs so far are kept, a checkpoint continues the run.
 # A run must last a few seconds to be stopped midway, whatever this build's speed (a sanitized
-# build steps 30 times slower): 200 steps are timed, and the run gets about 4 s of steps (400 to 5000).
+# build steps many times slower): 200 steps are timed, and the run gets about 4 s of steps (400 to 5000).
 S="--set grid.n=[129,129] --set time.dt=2e-4 --set output.formats=[hdf5,csv] --set output.every=500"
 t0=$(date +%s%N)
 run "$D" -o sig-probe $S --set time.end=0.04 || fail "signal probe run failed"

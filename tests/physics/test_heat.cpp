@@ -134,10 +134,10 @@ TEST_CASE("2D variable diffusivity, mixed Dirichlet/Neumann faces, order 2") {
   }
 }
 
-// Two Neumann faces with time-dependent data meeting at a corner. Before the stages took the
-// increments of their own fluxes (physics/heat/heat.cpp, prepare_step), the splitting error
-// dt^2/4 A_x A_y du acted on the y flux increment at the corner: max-norm orders 1.77 and 1.80
-// on these grids (1.79 and 1.82 with the variable diffusivity), peak at the corner node.
+// Two Neumann faces with time-dependent data meeting at a corner. Unless each stage takes the
+// increments of its own fluxes (physics/heat/heat.cpp, prepare_step), the splitting error
+// dt^2/4 A_x A_y du acts on the y flux increment at the corner: the max-norm order falls below
+// 2 on these grids (with either diffusivity), the error peaking at the corner node.
 TEST_CASE("2D corner of two time-dependent Neumann faces: max-norm order 2") {
   const std::vector<std::string> corner = {
       face_yaml("x-", "neumann", "exp(-t)*sin(x + y) - t*y"), face_yaml("x+", "dirichlet", uc),
@@ -164,8 +164,8 @@ TEST_CASE("3D Douglas: constant and variable diffusivity, mixed faces, order 2")
              face_yaml("y+", "neumann", "t*z - exp(-t)*sin(y)*sin(x + 1)*cos(z)"), face_yaml("z-", "dirichlet", u3),
              face_yaml("z+", "dirichlet", u3)}};
   check_order(v, {16, 32, 64}, 0.25, 1.0);
-  // Time-dependent Neumann data on y- and z-, which meet at an edge (formerly orders 1.54, 1.69
-  // on these grids, peak on the edge).
+  // Time-dependent Neumann data on y- and z-, which meet at an edge (the same splitting error
+  // as at the corner above would peak on the edge).
   Problem e{"3D douglas edge of two neumann faces", 3, "douglas", "1", f3, u3,
             {face_yaml("x-", "dirichlet", u3), face_yaml("x+", "dirichlet", u3),
              face_yaml("y-", "neumann", "-(t*z - exp(-t)*sin(y)*sin(x + 1)*cos(z))"), face_yaml("y+", "dirichlet", u3),

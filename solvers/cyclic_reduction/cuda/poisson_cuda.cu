@@ -246,10 +246,10 @@ std::size_t level_smem(const LineSplit& s, int nout, std::size_t value_size) {
   return value_size * (std::size_t(nout) * s.S * (s.P + 1) + 64) + 2 * sizeof(detail::ToeplitzConstants<double>);
 }
 
-// `auto` on the GPU: BCR where it beat cuFFT on the H100 (docs/performance.md: from 1023^2 in 2D
-// and 127^3 in 3D, double and float) and its x lines fit the kernel, fft otherwise. bcr4, but bcr
-// for x lines over 4096 nodes (16 rows per thread, where bcr4's three-row back substitution
-// spills registers: bcr measured faster there, docs/performance.md).
+// `auto` on the GPU: BCR where bench_gpu_poisson finds it faster than cuFFT (docs/performance.md:
+// from 1023^2 in 2D and 127^3 in 3D, double and float) and its x lines fit the kernel, fft
+// otherwise. bcr4, but bcr for x lines over 4096 nodes (16 rows per thread, where bcr4's three-row
+// back substitution spills registers and bcr is the faster, docs/performance.md).
 PoissonMethod automatic_method(const PoissonBox& b) {
   const bool large = (b.dim == 2 && b.size() >= 1023LL * 1023) || (b.dim == 3 && b.size() >= 127LL * 127 * 127);
   if (!large || b.m[0] > 8192) return PoissonMethod::fft;
@@ -369,8 +369,8 @@ struct PoissonCuda<T>::Impl {
       if (tasks.empty() || p.nout == 0) return;
       interval_start.push_back(int(tasks.size()));
       // Chunks: enough blocks to fill the device about twice over; the tasks of an interval
-      // beyond that share a block (fewer atomic adds to its output rows). Twice measured faster
-      // than 4, 8 or 16 times on the H100 (4095^2 bcr4).
+      // beyond that share a block (fewer atomic adds to its output rows). Of 2, 4, 8 and 16
+      // times over, twice is the fastest in bench_gpu_poisson (bcr4 at 4095^2).
       const long long target = 2LL * sms * std::max(1, 1024 / line.P);
       const int per_chunk = int(std::max<long long>(1, (long long)tasks.size() * nplanes / target));
       std::vector<detail::BcrChunk> chunks;

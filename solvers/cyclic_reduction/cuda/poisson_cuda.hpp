@@ -13,7 +13,7 @@
 //          one direction and BCR in the others").
 //   refinement - one step (u += A^{-1}(f - A u), residual on the device) with Refine::on only:
 //          unrefined, the residual is ~2e-13 at 8191^2 already.
-//   auto - bcr4 from 1023^2 (2D) and 127^3 (3D) nodes on, where it beat cuFFT on the H100 (bcr
+//   auto - bcr4 from 1023^2 (2D) and 127^3 (3D) nodes on, where it is faster than cuFFT (bcr
 //          for x lines over 4096 nodes), fft below (docs/performance.md).
 // Host API: pointers are device pointers; the work is queued on `stream`. Every CUDA and cuFFT
 // call is checked (tridsim::Error with file:line).
