@@ -31,6 +31,9 @@ namespace segmented {
 constexpr int kThreads = 256;
 constexpr int kSegLines = 16;                   // lines per tile
 constexpr int kSegParts = kThreads / kSegLines;  // segments per line and chunk
+// End row j of line l at j * kEndStride + l: one slot of padding, so that an x tile's threads
+// (segments of a line side by side) write their end rows to different banks.
+constexpr int kEndStride = kSegLines + 1;
 
 enum class Phase { whole, reduce, recover };
 
@@ -45,7 +48,7 @@ struct Plan {
 // The segments' end rows and the tile's line offsets.
 template <class T>
 constexpr std::size_t end_rows_bytes() {
-  return 4 * sizeof(T) * kSegLines * 2 * kSegParts + kSegLines * sizeof(index_t);
+  return 4 * sizeof(T) * kEndStride * 2 * kSegParts + kSegLines * sizeof(index_t);
 }
 
 // Segment length: as long as fits in a third of the multiprocessor's shared memory (so that three
@@ -58,6 +61,7 @@ Plan plan_for(const Geometry& g, const detail::Limits& lim) {
   const int fit = int((budget - end_rows_bytes<T>()) / per_slot) - 1;
   const int need = int((g.n + kSegParts - 1) / kSegParts);
   p.S = std::max(2, std::min(fit, need));
+  if (p.S % 2 == 1) p.S += p.S < fit ? 1 : -1;  // S + 1 odd: a warp's segments start in distinct banks
   p.chunk = kSegParts * p.S;
   p.chunks = (g.n + p.chunk - 1) / p.chunk;
   p.tiles = (g.count + kSegLines - 1) / kSegLines;
@@ -114,10 +118,11 @@ __global__ void __launch_bounds__(kThreads)
   T* const C = B + plane;
   T* const D = C + plane;
   T* const ra = D + plane;  // the segments' end rows, 2 per segment
-  T* const rb = ra + X * 2 * P;
-  T* const rc = rb + X * 2 * P;
-  T* const rd = rc + X * 2 * P;
-  index_t* const bases = reinterpret_cast<index_t*>(rd + X * 2 * P);  // the tile's line offsets
+  constexpr int E = kEndStride;
+  T* const rb = ra + E * 2 * P;
+  T* const rc = rb + E * 2 * P;
+  T* const rd = rc + E * 2 * P;
+  index_t* const bases = reinterpret_cast<index_t*>(rd + E * 2 * P);  // the tile's line offsets
   // y/z lines: blocks side by side take the same chunk of x-adjacent tiles, so that the blocks
   // resident at once read few pages (a line's chunks lie a page or more apart); x lines: a tile's
   // chunks, one contiguous run.
@@ -183,7 +188,7 @@ __global__ void __launch_bounds__(kThreads)
     const index_t p = pos(l, i0);
     const int got = reduce_segments<T>(m, stride, 1, A + p, B + p, C + p, D + p, two);
     for (int j = 0; j < got; ++j) {
-      const index_t e = index_t(2 * part + j) * X + l;
+      const index_t e = index_t(2 * part + j) * E + l;
       ra[e] = two[j].a;
       rb[e] = T(1);
       rc[e] = two[j].c;
@@ -197,7 +202,7 @@ __global__ void __launch_bounds__(kThreads)
     const int parts = (rows_here + S - 1) / S, tail = rows_here - (parts - 1) * S;
     const index_t ends = 2 * index_t(parts) - (tail == 1 ? 1 : 0), q = q0 + tid;
     ReducedRow<T> two[2];
-    const int got = reduce_segments<T>(ends, X, 1, ra + tid, rb + tid, rc + tid, rd + tid, two);
+    const int got = reduce_segments<T>(ends, E, 1, ra + tid, rb + tid, rc + tid, rd + tid, two);
     if (got == 1) two[1] = {T(0), T(0), T(0)};  // a one-row chunk ends the line: x = 0 decoupled
     if (phase == Phase::reduce) {
       reduced.put(2 * k * g.count + q, two[0]);
@@ -213,7 +218,7 @@ __global__ void __launch_bounds__(kThreads)
         first = solved[2 * k * g.count + q];
         last = got == 1 ? first : solved[(2 * k + 1) * g.count + q];
       }
-      recover_segments<T>(ends, X, 1, ra + tid, rc + tid, rd + tid, &first, &last);
+      recover_segments<T>(ends, E, 1, ra + tid, rc + tid, rd + tid, &first, &last);
     }
   }
   if (phase == Phase::reduce) return;
@@ -221,7 +226,7 @@ __global__ void __launch_bounds__(kThreads)
 
   // 4. Each segment's interior from its end unknowns; the tile stored.
   if (m > 0) {
-    const T first = rd[index_t(2 * part) * X + l], last = m > 1 ? rd[index_t(2 * part + 1) * X + l] : first;
+    const T first = rd[index_t(2 * part) * E + l], last = m > 1 ? rd[index_t(2 * part + 1) * E + l] : first;
     const index_t p = pos(l, i0);
     recover_segments<T>(m, stride, 1, A + p, C + p, D + p, &first, &last);
   }
