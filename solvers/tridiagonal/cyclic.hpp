@@ -119,6 +119,16 @@ class CyclicUniformMatrix {
   T a0_ = 0, c0_ = 0, inv0_ = 0;
 };
 
+// The constant-coefficient rows of a periodic DiffusionCoeffs line (I - w_kappa D2) as one factored
+// cyclic matrix.
+template <class T>
+CyclicUniformMatrix<T> cyclic_diffusion_matrix(index_t n, T w_kappa) {
+  std::vector<T> a(n), b(n), c(n), ones(n, T(1));
+  const DiffusionCoeffs<T> s{ones.data(), w_kappa, 1, n, BoundaryKind::periodic, BoundaryKind::periodic};
+  s.load_line(0, n, a.data(), b.data(), c.data());
+  return CyclicUniformMatrix<T>(a, b, c);
+}
+
 template <class M>
 inline constexpr bool is_cyclic_uniform_v = false;
 template <class T>
