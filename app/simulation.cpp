@@ -579,6 +579,7 @@ void Run::configure_grid() {
   const DeckNode& r = deck_root();
   grid = read_grid(r.child("grid"), ctx.precision);
   module = info->create(ctx.precision);
+  if (const auto section = r.maybe_child(module_name)) grid.periodic = module->periodic_axes(*section, grid.dim);
   // Ranks (mpirun -np P): the grid split over them; rank 0 writes the files and the terminal.
   domain = make_domain(r, grid);
   if (domain->distributed() && !module->distributes()) {

@@ -17,8 +17,8 @@
 //  - diffusion: DiffusionCoeffs (rows generated from a kappa array, arithmetic face means).
 // The right-hand side is read from d and the solution written to a separate x through
 // load/store functors, so every iteration solves the same problem.
-// cyclic/<T>/<source>/<shape>: the same lines as periodic ones (cyclic.hpp; uniform: the periodic
-// diffusion matrix), to read against solve/... (issue 37: at least 90 % of its speed).
+// cyclic/<T>/<source>/<shape>: the same lines as periodic ones (cyclic.hpp; uniform and diffusion:
+// the periodic diffusion rows), to read against solve/... (issue 37: at least 90 % of its speed).
 //
 // Counters: points/s, and bytes/s = the minimal traffic divided by the time:
 //   uniform   2 * sizeof(T) per point (d read, x written)
@@ -124,25 +124,21 @@ void bm_solve(benchmark::State& state, std::array<index_t, 3> n, int axis, Sourc
     using Matrix = std::decay_t<decltype(M)>;
     for (auto _ : state) {
       if constexpr (is_cyclic_uniform_v<Matrix>) solve_cyclic_lines<T>(L, M, load, store);
-      else if constexpr (std::is_same_v<Matrix, ArrayCoeffs<T>>)
+      else if constexpr (!is_uniform_v<Matrix>)
         cyclic ? solve_cyclic_lines<T>(L, M, load, store) : solve_lines<T>(L, M, load, store, alg);
       else solve_lines<T>(L, M, load, store, alg);
       benchmark::ClobberMemory();
     }
   };
-  const auto neumann = BoundaryKind::neumann;
-  const std::size_t len = std::size_t(n[axis]);
+  const auto ends = cyclic ? BoundaryKind::periodic : BoundaryKind::neumann;
   switch (src) {
     case Source::uniform:
-      if (cyclic)
-        run(CyclicUniformMatrix<T>(std::vector<T>(len, T(-kW)), std::vector<T>(len, T(1 + 2 * kW)),
-                                   std::vector<T>(len, T(-kW))));
-      else
-        run(uniform_diffusion_matrix<T>(n[axis], T(kW), neumann, neumann));
+      if (cyclic) run(cyclic_diffusion_matrix<T>(n[axis], T(kW)));
+      else run(uniform_diffusion_matrix<T>(n[axis], T(kW), ends, ends));
       break;
     case Source::arrays: run(ArrayCoeffs<T>{P.a.get(), P.b.get(), P.c.get()}); break;
     case Source::diffusion:
-      run(DiffusionCoeffs<T>{P.kappa.get(), T(kW), L.axis_stride(), n[axis], neumann, neumann});
+      run(DiffusionCoeffs<T>{P.kappa.get(), T(kW), L.axis_stride(), n[axis], ends, ends});
       break;
   }
   rates<T>(state, P, src);
@@ -165,7 +161,6 @@ void register_solves(const char* tname) {
         for (const Case& c : cases) {
           const Algorithm alg = solver->cpu;
           if (alg != Algorithm::thomas && (cyclic || c.n[2] != 1)) continue;  // the others: the 65536 lines of 256
-          if (cyclic && src == Source::diffusion) continue;  // (no periodic diffusion rows yet)
           const std::string name = std::string(cyclic ? "cyclic/" : "solve/") + tname + "/" + name_of(src) + "/" +
                                    c.shape + (alg == Algorithm::thomas ? "" : std::string("/") + solver->name);
           benchmark::RegisterBenchmark(name.c_str(), [c, src, cyclic, alg](benchmark::State& st) {

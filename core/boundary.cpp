@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/native_code.hpp"
 #include "core/non_finite.hpp"
 
@@ -37,9 +39,31 @@ DeckNode face_spec(const DeckNode& boundary, const std::string& name) {
                           " (give {type: dirichlet|neumann, value: EXPR} per face, or 'all')");
 }
 
+std::array<bool, 3> Boundary::periodic_axes(const DeckNode& section, int dim) {
+  std::array<bool, 3> out{};
+  const auto bc = section.maybe_child("boundary");
+  if (!bc) return out;
+  auto is_periodic = [&](int axis, int side) {
+    const DeckNode spec = face_spec(*bc, face_name(axis, side));
+    return spec.get_enum("type", kBoundaryKindNamesPeriodic) == BoundaryKind::periodic;
+  };
+  for (int axis = 0; axis < dim; ++axis) {
+    const bool lo = is_periodic(axis, 0), hi = is_periodic(axis, 1);
+    if (lo != hi) {
+      const int side = lo ? 1 : 0;  // the face that is not periodic
+      face_spec(*bc, face_name(axis, side))
+          .fail("type", fmt::format("face {} is periodic, so {} must be too (both faces of an axis periodic, or neither)",
+                                    face_name(axis, 1 - side), face_name(axis, side)));
+    }
+    out[std::size_t(axis)] = lo;
+  }
+  return out;
+}
+
 void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& constants,
-                    const std::array<std::array<bool, 2>, 3>& interfaces) {
+                    const std::array<std::array<bool, 2>, 3>& interfaces, bool periodic) {
   grid_ = grid;
+  if (periodic) grid_.periodic = periodic_axes(section, grid.dim);
   faces_.clear();
   const DeckNode bc = section.child("boundary");
   for (int axis = 0; axis < grid.dim; ++axis)
@@ -48,8 +72,12 @@ void Boundary::read(const DeckNode& section, const Grid& grid, const Constants& 
       Face f;
       f.axis = axis;
       f.side = side;
-      f.kind = spec.get_enum("type", kBoundaryKindNames);
-      f.value = Expression::from_deck(spec, "value", constants);
+      f.kind = periodic ? spec.get_enum("type", kBoundaryKindNamesPeriodic) : spec.get_enum("type", kBoundaryKindNames);
+      if (f.kind == BoundaryKind::periodic) {
+        if (spec.has("value")) spec.fail("value", "a periodic face takes no value (remove it)");
+      } else {
+        f.value = Expression::from_deck(spec, "value", constants);
+      }
       f.p = axis == 0 ? 1 : 0;
       f.q = axis == 2 ? 1 : 2;
       f.np = grid.n[f.p];
@@ -72,7 +100,7 @@ void Boundary::require_finite(const DeckNode& section, const std::vector<double>
   const DeckNode bc = section.child("boundary");
   std::vector<double> values;
   for (const Face& f : faces_) {
-    if (f.interface) continue;  // (another rank's nodes, no deck data)
+    if (f.interface || f.kind == BoundaryKind::periodic) continue;  // (no deck data)
     values.resize(std::size_t(f.size()));
     for (const double t : times_for(f.value.uses_time(), times)) {
       f.evaluate(grid_, t, values.data());

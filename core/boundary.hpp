@@ -53,15 +53,21 @@ DeckNode face_spec(const DeckNode& boundary, const std::string& name);
 class Boundary {
  public:
   // Reads `boundary:` ({x-: {type, value}, ..., all: {...}}) for the active axes of `grid`; the
-  // sides marked in `interfaces` (a rank's local box under MPI) become interface faces.
+  // sides marked in `interfaces` (a rank's local box under MPI) become interface faces. With
+  // `periodic`, a face may also be {type: periodic} (no value), on the axes periodic_axes gives.
   void read(const DeckNode& section, const Grid& grid, const Constants& constants,
-            const std::array<std::array<bool, 2>, 3>& interfaces = {});
+            const std::array<std::array<bool, 2>, 3>& interfaces = {}, bool periodic = false);
+  // The axes (of the first `dim`) whose faces `section`'s boundary makes periodic: both faces of an
+  // axis periodic or neither, else a DeckError at the type that is not.
+  static std::array<bool, 3> periodic_axes(const DeckNode& section, int dim);
 
   const Grid& grid() const { return grid_; }
   const std::vector<Face>& faces() const { return faces_; }
   const Face& face(int axis, int side) const { return faces_[index_[axis][side]]; }
   BoundaryKind kind(int axis, int side) const { return face(axis, side).kind; }
   bool dirichlet(int axis, int side) const { return kind(axis, side) == BoundaryKind::dirichlet; }
+  bool neumann(int axis, int side) const { return kind(axis, side) == BoundaryKind::neumann; }
+  bool periodic(int axis) const { return grid_.periodic[axis]; }
   // The deck's condition on the whole grid's face of (axis, side), also where this box has an interface.
   BoundaryKind deck_kind(int axis, int side) const { return face(axis, side).deck_kind; }
   // True when some Dirichlet value depends on time (so boundary nodes change every step).

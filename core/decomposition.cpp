@@ -32,7 +32,9 @@ Grid Decomposition::local() const {
     const AxisSplit& s = axes[a];
     l.n[a] = s.local_n();
     l.lo[a] = global.coord(a, s.local_first());
-    l.hi[a] = global.coord(a, s.local_first() + s.local_n() - 1);
+    // A periodic axis held whole keeps its period; split, its pieces are boxes (modules refuse that).
+    l.periodic[a] = global.periodic[a] && s.local_n() == global.n[a];
+    l.hi[a] = l.periodic[a] ? global.hi[a] : global.coord(a, s.local_first() + s.local_n() - 1);
     l.first[a] = global.first[a] + s.local_first();
   }
   return l;

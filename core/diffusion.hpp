@@ -7,7 +7,9 @@
 //  - diffusion_difference: kr (u+ - u) - kl (u - u-), the flux difference at a node (times
 //    1/h^2 it is A u); at a Neumann face the missing neighbour is mirrored (half cell);
 //  - diffusion_row: row r of I - w A on a line of n nodes, kl/kr the faces left/right of r;
-//    Dirichlet ends are identity rows, Neumann ends half cells (flux given: no-flux when 0).
+//    Dirichlet ends are identity rows, Neumann ends half cells (flux given: no-flux when 0); on a
+//    periodic line every row is an interior row (interior_diffusion_row), the ends' outer faces
+//    the face between the last node and the first.
 #include "core/host_device.hpp"
 #include "core/types.hpp"
 
@@ -38,6 +40,11 @@ TRIDSIM_HOST_DEVICE inline T diffusion_difference(T k, T um, T u0, T up) {
 }
 
 template <class T>
+TRIDSIM_HOST_DEVICE inline void interior_diffusion_row(T w, T kl, T kr, T& A, T& B, T& C) {
+  A = -w * kl; C = -w * kr; B = 1 + w * (kl + kr);
+}
+
+template <class T>
 TRIDSIM_HOST_DEVICE inline void diffusion_row(index_t r, index_t n, T w, bool dirichlet_lo, bool dirichlet_hi, T kl,
                                               T kr, T& A, T& B, T& C) {
   if (n == 1) {
@@ -51,7 +58,7 @@ TRIDSIM_HOST_DEVICE inline void diffusion_row(index_t r, index_t n, T w, bool di
     if (dirichlet_hi) { A = 0; B = 1; }
     else { A = -2 * w * kl; B = 1 + 2 * w * kl; }
   } else {
-    A = -w * kl; C = -w * kr; B = 1 + w * (kl + kr);
+    interior_diffusion_row(w, kl, kr, A, B, C);
   }
 }
 
@@ -67,6 +74,12 @@ TRIDSIM_HOST_DEVICE inline T neumann_flux_term(T k, T g, T inv_h) {
 TRIDSIM_HOST_DEVICE inline void mirrored_neighbours(index_t p, index_t n, index_t s, index_t& sm, index_t& sp) {
   sm = p > 0 ? -s : s;
   sp = p < n - 1 ? s : -s;
+}
+
+// The same on a periodic axis: the neighbours of the ends are the opposite ends.
+TRIDSIM_HOST_DEVICE inline void wrapped_neighbours(index_t p, index_t n, index_t s, index_t& sm, index_t& sp) {
+  sm = p > 0 ? -s : (n - 1) * s;
+  sp = p < n - 1 ? s : -(n - 1) * s;
 }
 
 // A row generator for the line solvers (CPU and GPU): rows of I - w A from node values k,

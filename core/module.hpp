@@ -2,6 +2,7 @@
 // The interface every physics module implements, and the registry the driver finds it in (namespace
 // tridsim). A module owns its fields and its time-stepping scheme; the driver owns time, output
 // cadence, progress and the summary. See docs/extending.md.
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -56,6 +57,10 @@ class Module {
   virtual ~Module() = default;
   // Read this module's deck section, allocate fields, set the initial state at time t0.
   virtual void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) = 0;
+  // The axes whose two faces `section` (this module's, before setup) makes periodic: the driver
+  // marks them in the grid it passes to setup and to the writers (Grid::periodic: n distinct nodes,
+  // spacing (hi - lo)/n). A DeckError where the deck's faces do not pair up.
+  virtual std::array<bool, 3> periodic_axes(const DeckNode& /*section*/, int /*dim*/) const { return {}; }
   // Advance the state from t to t + dt. A device backend may return before the work is done.
   virtual void step(double t, double dt) = 0;
   // Wait until the steps queued so far have finished (the driver calls it before it reads the

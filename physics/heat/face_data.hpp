@@ -11,7 +11,8 @@
 namespace tridsim {
 
 // M_b v = v - dt/2 (A_b v + db_b) at face node e: A_b along b, one of the face's own axes
-// (arithmetic face means, a mirrored neighbour at a Neumann end, Dirichlet ends left alone);
+// (arithmetic face means, a mirrored neighbour at a Neumann end, the opposite end's along a
+// periodic b, Dirichlet ends left alone);
 // db_b the flux increment 2 kappa (g(t+dt) - g(t)) / h of the Neumann faces of b, at the ends of
 // the face's lines along b.
 template <class T>
@@ -24,6 +25,7 @@ struct FaceOperator {
   index_t nb = 1, sb = 1;     // nodes along b, their stride in the face
   index_t g0 = 0, gp = 0, gq = 0;  // grid offset of face node (ip, iq): g0 + ip gp + iq gq
   bool dirichlet[2] = {};          // ends along b
+  bool periodic = false;           // b is periodic
   const T* dflux[2] = {};          // g(t+dt) - g(t) on the Neumann faces of b (null: none moves)
   index_t d0 = 0, ds = 0;          // index in those faces of the face's line L: d0 + L ds
 
@@ -32,7 +34,8 @@ struct FaceOperator {
     const index_t ip = e % np, iq = e / np, m = first ? ip : iq, L = first ? iq : ip;
     if ((m == 0 && dirichlet[0]) || (m == nb - 1 && dirichlet[1])) return v[e];
     index_t sm, sp;
-    mirrored_neighbours(m, nb, 1, sm, sp);
+    if (periodic) wrapped_neighbours(m, nb, 1, sm, sp);
+    else mirrored_neighbours(m, nb, 1, sm, sp);
     const index_t o = g0 + ip * gp + iq * gq, gs = first ? gp : gq;
     const T k = kap(o);
     const T kl = face_mean<FaceMean::arithmetic>(k, kap(o + sm * gs));
@@ -66,6 +69,7 @@ FaceOperator<T> make_face_operator(const Boundary& bc, std::size_t fi, int along
   op.g0 = f.fixed * s[f.axis];
   op.gp = s[f.p];
   op.gq = s[f.q];
+  op.periodic = bc.periodic(along);
   const int other = 3 - f.axis - along;  // the face's line index L runs along it
   for (int side = 0; side < 2; ++side) {
     op.dirichlet[side] = bc.dirichlet(along, side);

@@ -94,11 +94,43 @@ void HeatModule<T>::require_neumann_headroom(const DeckNode& s, const std::vecto
   }
 }
 
+// Periodic faces run with every line scheme on the cpu backend (the lines of a periodic axis are
+// cyclic: solvers/tridiagonal/cyclic.hpp); what does not run them yet is a DeckError.
+template <class T>
+void HeatModule<T>::require_periodic_runs(const DeckNode& s, const SetupContext& ctx,
+                                          const std::array<bool, 3>& periodic) const {
+  for (int a = 0; a < g_.dim; ++a) {
+    if (!periodic[std::size_t(a)]) continue;
+    const DeckNode face = face_spec(s.child("boundary"), face_name(a, 0));
+    const char axis = "xyz"[a];
+    auto fail = [&](const std::string& why) { face.fail("type", fmt::format("periodic faces of {}: {}", axis, why)); };
+    if (ctx.backend == Backend::cuda)
+      fail("the cuda backend has no periodic (cyclic) line solves yet (issue 37); use backend: cpu");
+    if (split(a))
+      fail(fmt::format("axis {} is split over ranks, and lines split over ranks are not periodic yet (issue 37); split "
+                       "only the other axes (parallel.ranks with 1 for {}), or run on one rank",
+                       axis, axis));
+    if (g_.n[a] < 3) fail(fmt::format("a periodic axis needs at least 3 nodes, grid.n gives {}", g_.n[a]));
+    if (unsplit_)
+      s.fail("scheme", fmt::format("the unsplit crank-nicolson step (one sparse system) does not take periodic faces "
+                                   "yet (issue 37; {} is periodic); use scheme: douglas, or peaceman-rachford in 2D",
+                                   axis));
+    if (solvers_.cpu[a] != tridiag::Algorithm::thomas)
+      s.fail("solver", fmt::format("the periodic lines of {} are solved by the cyclic Thomas algorithm "
+                                   "(solvers/tridiagonal/cyclic.hpp); pcr and cr take no periodic lines: use thomas or "
+                                   "auto there",
+                                   axis));
+  }
+}
+
 template <class T>
 void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupContext& ctx, double t0) {
   // Under MPI every array below covers this rank's local box (owned nodes and halos).
   domain_ = ctx.domain && ctx.domain->distributed() ? ctx.domain : nullptr;
-  const Grid grid = domain_ ? domain_->local() : whole;
+  Grid grid = domain_ ? domain_->local() : whole;
+  // Periodic axes (the driver's grid says the same; a test's may not): n distinct nodes, h = L/n.
+  const std::array<bool, 3> periodic = Boundary::periodic_axes(s, grid.dim);
+  for (int a = 0; a < 3; ++a) grid.periodic[a] = periodic[a] && !split(a);  // (a split one is refused below)
   g_ = grid;
   const auto& constants = ctx.constants;
   const std::vector<double> times = ctx.check_times(t0);  // data that move: finite over the run
@@ -141,6 +173,7 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
   }
 
   read_solver(s, ctx, keys);
+  require_periodic_runs(s, ctx, periodic);
   if (domain_ && unsplit_)
     s.fail("scheme", "the unsplit crank-nicolson step (one sparse system) does not run on several ranks; use "
                      "scheme: douglas (or run on one rank)");
@@ -152,7 +185,7 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
   if (domain_)
     for (int a = 0; a < 3; ++a)
       interfaces[a] = {domain_->layout().axes[a].halo_lo == 1, domain_->layout().axes[a].halo_hi == 1};
-  bc_.read(s, grid, constants, interfaces);
+  bc_.read(s, grid, constants, interfaces, true);
   bc_.require_finite(s, times);
   require_neumann_headroom(s, times, kappa_max, ctx.dt.value_or(0.0), gain2);
   u_.resize(grid.size());
@@ -168,7 +201,8 @@ void HeatModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupConte
     AlignedVector<T> flux(f.size(), T(0)), data(f.size(), T(0));
     if (f.kind == BoundaryKind::neumann) f.evaluate(grid, t0, flux.data());
     // PR: Dirichlet stages carry values; stage 2 takes the y faces' Neumann data from face_data_.
-    if (scheme_ == Scheme::peaceman_rachford && (f.kind == BoundaryKind::dirichlet || f.axis == 1))
+    if (scheme_ == Scheme::peaceman_rachford &&
+        (f.kind == BoundaryKind::dirichlet || (f.axis == 1 && f.kind == BoundaryKind::neumann)))
       f.evaluate(grid, t0, data.data());
     flux_.push_back(std::move(flux));
     face_data_.push_back(std::move(data));
@@ -330,7 +364,8 @@ bool HeatModule<T>::on_dirichlet_line(const Run& r, int skip_axis) const {
 }
 
 // out[l] += scale * (A_axis src) at the run's nodes; A = d/dx(kappa d/dx) with mirrored
-// neighbours at Neumann faces; nodes on a Dirichlet face of `axis` are left alone.
+// neighbours at Neumann faces and the opposite ends' at periodic ones; nodes on a Dirichlet face
+// of `axis` are left alone.
 template <class T>
 void HeatModule<T>::add_operator(int axis, const T* src, const Run& r, T scale, T* out) const {
   const index_t n = g_.n[axis];
@@ -353,24 +388,20 @@ void HeatModule<T>::add_operator(int axis, const T* src, const Run& r, T scale, 
       }
     }
   };
+  const bool wraps = bc_.periodic(axis);  // the ends' outer neighbours: mirrored, or the opposite ends
   if (axis == 0) {
     const index_t a = r.i0, b = r.i0 + r.w;
     const index_t ia = std::max<index_t>(a, 1), ib = std::min<index_t>(b, n - 1);
     if (ib > ia) kernel(r.o + (ia - a), ib - ia, -1, 1, out + (ia - a));
-    if (a == 0 && !bc_.dirichlet(0, 0)) kernel(r.o, 1, 1, 1, out);
-    if (b == n && !bc_.dirichlet(0, 1)) kernel(r.o + (n - 1 - a), 1, -1, -1, out + (n - 1 - a));
+    if (a == 0 && !bc_.dirichlet(0, 0)) kernel(r.o, 1, wraps ? n - 1 : 1, 1, out);
+    if (b == n && !bc_.dirichlet(0, 1)) kernel(r.o + (n - 1 - a), 1, -1, wraps ? 1 - n : -1, out + (n - 1 - a));
     return;
   }
   const index_t pos = axis == 1 ? r.j : r.k, s = g_.strides()[axis];
-  index_t sm = -s, sp = s;
-  if (pos == 0) {
-    if (bc_.dirichlet(axis, 0)) return;
-    sm = s;
-  }
-  if (pos == n - 1) {
-    if (bc_.dirichlet(axis, 1)) return;
-    sp = -s;
-  }
+  if ((pos == 0 && bc_.dirichlet(axis, 0)) || (pos == n - 1 && bc_.dirichlet(axis, 1))) return;
+  index_t sm, sp;
+  if (wraps) wrapped_neighbours(pos, n, s, sm, sp);
+  else mirrored_neighbours(pos, n, s, sm, sp);
   kernel(r.o, r.w, sm, sp, out);
 }
 
@@ -382,14 +413,14 @@ void HeatModule<T>::add_flux(int axis, const Run& r, T scale, const std::vector<
   auto kap = [&](index_t o) { return variable_kappa_ ? kappa_[o] : kappa0_; };
   if (axis == 0) {
     const index_t face_index = r.j + g_.n[1] * r.k, last = g_.n[0] - 1;
-    if (r.i0 == 0 && !bc_.dirichlet(0, 0)) out[0] += scale * neumann_flux_term(kap(r.o), data[face_id(0, 0)][face_index], ih);
-    if (r.i0 + r.w - 1 == last && !bc_.dirichlet(0, 1))
+    if (r.i0 == 0 && bc_.neumann(0, 0)) out[0] += scale * neumann_flux_term(kap(r.o), data[face_id(0, 0)][face_index], ih);
+    if (r.i0 + r.w - 1 == last && bc_.neumann(0, 1))
       out[r.w - 1] += scale * neumann_flux_term(kap(r.o + r.w - 1), data[face_id(0, 1)][face_index], ih);
     return;
   }
   const index_t pos = axis == 1 ? r.j : r.k;
   const int side = pos == 0 ? 0 : pos == g_.n[axis] - 1 ? 1 : -1;
-  if (side < 0 || bc_.dirichlet(axis, side)) return;
+  if (side < 0 || !bc_.neumann(axis, side)) return;
   const T* g = data[face_id(axis, side)].data() + r.i0 + g_.n[0] * (axis == 1 ? r.k : r.j);
   for (index_t l = 0; l < r.w; ++l) out[l] += scale * neumann_flux_term(kap(r.o + l), g[l], ih);
 }
@@ -455,9 +486,11 @@ template <class T>
 void HeatModule<T>::prepare_step(double t, double dt) {
   matrices_changed_ = dt != matrix_dt_ && !variable_kappa_;
   if (matrices_changed_)
-    for (int a = 0; a < g_.dim; ++a)
-      uniform_[a] = tridiag::uniform_diffusion_matrix<T>(g_.n[a], T(0.5 * dt * kappa0_ / (g_.h(a) * g_.h(a))),
-                                                          bc_.kind(a, 0), bc_.kind(a, 1));
+    for (int a = 0; a < g_.dim; ++a) {
+      const T w = T(0.5 * dt * kappa0_ / (g_.h(a) * g_.h(a)));
+      if (bc_.periodic(a)) cyclic_[a] = tridiag::cyclic_diffusion_matrix<T>(g_.n[a], w);
+      else uniform_[a] = tridiag::uniform_diffusion_matrix<T>(g_.n[a], w, bc_.kind(a, 0), bc_.kind(a, 1));
+    }
   matrix_dt_ = dt;
   if (gpu_) return;
   if (source_moves_) source_.fill(g_, t + 0.5 * dt, f_.data());
@@ -479,7 +512,7 @@ void HeatModule<T>::set_face_rows(int axis, double dt, T* field) const {
         for (index_t ip = 0; ip < f.np; ++ip) field[f.node(g_, ip, iq)] = data[ip + f.np * iq];
       continue;
     }
-    if (!f.value.uses_time()) continue;
+    if (f.kind != BoundaryKind::neumann || !f.value.uses_time()) continue;
     const T half_dt = T(0.5 * dt), ih = T(1.0 / g_.h(axis));
     for (index_t iq = 0; iq < f.nq; ++iq)
       for (index_t ip = 0; ip < f.np; ++ip) {
@@ -514,10 +547,13 @@ void HeatModule<T>::sweep(int axis, double dt, const Load& load, const Store& st
     }
     return;
   }
-  if (variable_kappa_) {
-    const tridiag::DiffusionCoeffs<T> m{kappa_.data(), w, g_.strides()[axis], g_.n[axis], bc_.kind(axis, 0),
-                                        bc_.kind(axis, 1)};
-    tridiag::solve_lines<T>(lines, m, load, store, solvers_.cpu[axis]);
+  const tridiag::DiffusionCoeffs<T> rows{kappa_.data(), w, g_.strides()[axis], g_.n[axis], bc_.kind(axis, 0),
+                                         bc_.kind(axis, 1)};
+  if (bc_.periodic(axis)) {  // cyclic lines (setup refused the other line solvers there)
+    if (variable_kappa_) tridiag::solve_cyclic_lines<T>(lines, rows, load, store);
+    else tridiag::solve_cyclic_lines<T>(lines, cyclic_[axis], load, store);
+  } else if (variable_kappa_) {
+    tridiag::solve_lines<T>(lines, rows, load, store, solvers_.cpu[axis]);
   } else {
     tridiag::solve_lines<T>(lines, uniform_[axis], load, store, solvers_.cpu[axis]);
   }

@@ -1,6 +1,7 @@
 #pragma once
 // Heat module (namespace tridsim): du/dt = div(kappa grad u) + f on a box in 1, 2 or 3 dimensions,
-// second order in space (vertex-centred differences, half cells at Neumann faces) and time:
+// second order in space (vertex-centred differences, half cells at Neumann faces; periodic faces
+// wrap the stencil and the lines around, core/grid.hpp) and time:
 //   crank-nicolson (1D: tridiagonal lines; 2D, 3D: unsplit, one sparse system per step),
 //   peaceman-rachford (2D), douglas (delta form, theta = 1/2; 2D and 3D).
 // Every implicit stage of the line schemes is a batch of tridiagonal line solves whose
@@ -17,6 +18,7 @@
 #include "core/boundary.hpp"
 #include "physics/solver_choice.hpp"
 #include "solvers/tridiagonal/coefficients.hpp"
+#include "solvers/tridiagonal/cyclic.hpp"
 #include "solvers/tridiagonal/line_set.hpp"
 #include "solvers/tridiagonal/segment_reduction.hpp"
 
@@ -35,6 +37,9 @@ class HeatModule final : public Module {
   double arrays_per_point() const override { return 5; }  // u, its host copy, coefficients and line work space
   HeatModule();
   ~HeatModule() override;
+  std::array<bool, 3> periodic_axes(const DeckNode& section, int dim) const override {
+    return Boundary::periodic_axes(section, dim);
+  }
   void setup(const Grid& grid, const DeckNode& section, const SetupContext& context, double t0) override;
   void step(double t, double dt) override;
   void wait() override;
@@ -91,6 +96,7 @@ class HeatModule final : public Module {
   void set_face_rows(int axis, double dt, T* field) const;
   void step_gpu(double t, double dt);
   void read_solver(const DeckNode& s, const SetupContext& ctx, const KeyTable& keys);
+  void require_periodic_runs(const DeckNode& s, const SetupContext& ctx, const std::array<bool, 3>& periodic) const;
   void require_neumann_headroom(const DeckNode& s, const std::vector<double>& times, double kappa_max, double dt,
                                 double gain2) const;
   struct Unsplit;  // the unsplit Crank-Nicolson step's matrix, solver and data (heat.cpp)
@@ -120,6 +126,7 @@ class HeatModule final : public Module {
   double matrix_dt_ = -1;
   bool matrices_changed_ = false;
   std::array<tridiag::UniformMatrix<T>, 3> uniform_;
+  std::array<tridiag::CyclicUniformMatrix<T>, 3> cyclic_;  // (periodic axes)
   // Split axes with constant kappa: their reduced right-hand sides, summed by the sweep before.
   std::array<std::unique_ptr<tridiag::SplitRhsSums<T>>, 3> rhs_sums_;
   std::unique_ptr<HeatGpu<T>> gpu_;  // set when the backend is cuda: fields live on the device

@@ -21,9 +21,12 @@ KeyTable heat_keys() {
       {"heat.exact", kExpression, "", "unit of u", false, "the exact solution (x, y, z, t): error norms in the summary"},
       {"heat.boundary", kSection, "", "", true, "one condition per face (x-, x+, y-, y+, z-, z+); all: the faces not named"},
       {"heat.boundary.<face>", kSection, "", "", false, "a face's condition"},
-      {"heat.boundary.<face>.type", kChoice, "", "", true, list_names(names_of(kBoundaryKindNames))},
-      {"heat.boundary.<face>.value", kExpression, "", "unit of u (neumann: per length)", true,
-       "dirichlet: u; neumann: the outward normal derivative (x, y, z, t)"},
+      {"heat.boundary.<face>.type", kChoice, "", "", true,
+       list_names(names_of(kBoundaryKindNamesPeriodic)) +
+           " (periodic: both faces of the axis, n distinct nodes spaced (hi - lo)/n; cpu backend, axis not split "
+           "over ranks, not the unsplit crank-nicolson)"},
+      {"heat.boundary.<face>.value", kExpression, "", "unit of u (neumann: per length)", false,
+       "dirichlet: u; neumann: the outward normal derivative (x, y, z, t); required for both, none for periodic"},
   };
 }
 

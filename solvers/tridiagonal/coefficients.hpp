@@ -68,7 +68,8 @@ struct ArrayCoeffs {
 using tridsim::FaceMean;
 
 // Rows of I - w d/dx(kappa d/dx) from kappa (core/diffusion.hpp: the face means and rows the
-// GPU's DiffusionRows use too).
+// GPU's DiffusionRows use too). With lo and hi periodic, the rows of a periodic line, a_0 and
+// c_{n-1} the couplings across the face between the last node and the first (cyclic.hpp).
 template <class T, FaceMean Mean = FaceMean::arithmetic>
 struct DiffusionCoeffs {
   const T* kappa;  // node values, same layout as the right-hand side
@@ -78,18 +79,22 @@ struct DiffusionCoeffs {
   BoundaryKind lo, hi;
 
   static T face(T k0, T k1) { return face_mean<Mean>(k0, k1); }
+  bool periodic() const { return lo == BoundaryKind::periodic; }
   void row(index_t r, T kl, T kr, T& A, T& B, T& C) const {
-    diffusion_row(r, n, w, lo == BoundaryKind::dirichlet, hi == BoundaryKind::dirichlet, kl, kr, A, B, C);
+    if (periodic()) interior_diffusion_row(w, kl, kr, A, B, C);
+    else diffusion_row(r, n, w, lo == BoundaryKind::dirichlet, hi == BoundaryKind::dirichlet, kl, kr, A, B, C);
   }
   void load_line(index_t off, index_t len, T* A, T* B, T* C) const {
     const T* k = kappa + off;  // stride along an x-line is 1
+    const T wrap = periodic() ? face(k[len - 1], k[0]) : T(0);
 #pragma omp simd
     for (index_t r = 0; r < len; ++r)
-      row(r, r > 0 ? face(k[r - 1], k[r]) : T(0), r + 1 < len ? face(k[r], k[r + 1]) : T(0), A[r], B[r], C[r]);
+      row(r, r > 0 ? face(k[r - 1], k[r]) : wrap, r + 1 < len ? face(k[r], k[r + 1]) : wrap, A[r], B[r], C[r]);
   }
   void load_row(index_t off, index_t count, index_t r, T* A, T* B, T* C) const {
     const T* k = kappa + off;
-    const index_t sl = r > 0 ? -stride : 0, sr = r + 1 < n ? stride : 0;
+    const index_t end = periodic() ? (n - 1) * stride : 0;  // the neighbour across the ends
+    const index_t sl = r > 0 ? -stride : end, sr = r + 1 < n ? stride : -end;
 #pragma omp simd
     for (index_t l = 0; l < count; ++l) row(r, face(k[l + sl], k[l]), face(k[l], k[l + sr]), A[l], B[l], C[l]);
   }

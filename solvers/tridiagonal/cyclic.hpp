@@ -6,10 +6,15 @@
 // Method: with x_0 moved to the right-hand side, rows 1..n-1 are an ordinary tridiagonal system T;
 // x_r = p_r + x_0 q_r for r >= 1, where T p = d_{1..n-1} and T q = u, u = (-a_1, 0, ..., 0, -c_{n-1});
 // row 0 then gives x_0 = (d_0 - c_0 p_1 - a_0 p_{n-1}) / (b_0 + c_0 q_1 + a_0 q_{n-1}). For rows
-// shared by every line (CyclicUniformMatrix) T is factored and q solved once, so a line costs one
-// Thomas solve and one more pass over its buffer; for per-line rows p and q share T's elimination.
+// shared by every line (CyclicUniformMatrix) T is factored and q solved once; back substitution is
+// linear, so p_1 = sum_r g_r d'_r (d' the forward-eliminated d, g_r fixed by T) is summed during
+// the forward sweep, x_0 is known when it ends, and the backward sweep forms x directly,
+// x_r = d'_r + x_0 u'_r - c'_r x_{r+1}: a line costs two sweeps over its buffer, as a Thomas solve
+// does. For per-line rows p and q share T's elimination, and a third pass forms x.
 // Lines, load, store and row sources (load_line / load_row, a_0 and c_{n-1} included) are those of
 // batched.hpp, swept in the same blocks and tiles: each element loaded once and stored once.
+#include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -33,14 +38,14 @@ struct LineMajor {
 };
 
 // f(l) for every lane: vectorized across the lanes of interleaved rows; in turn over line-major
-// lanes (a vector of them would be a gather).
-template <class At, class F>
-inline void for_lanes(const At&, index_t width, const F& f) {
+// lanes (a vector of them would be a gather). A width that is a std::integral_constant unrolls.
+template <class At, class Width, class F>
+inline void for_lanes(const At&, Width width, const F& f) {
   if constexpr (std::is_same_v<At, Interleaved>) {
 #pragma omp simd
-    for (index_t l = 0; l < width; ++l) f(l);
+    for (index_t l = 0; l < index_t(width); ++l) f(l);
   } else {
-    for (index_t l = 0; l < width; ++l) f(l);
+    for (index_t l = 0; l < index_t(width); ++l) f(l);
   }
 }
 
@@ -62,21 +67,6 @@ inline void combine(index_t n, index_t width, const At& at, T* d, const X0& x0, 
   }
 }
 
-// Thomas on rows 1..n-1 of `width` lines with T factored (rows 1..n-1 of a cyclic uniform matrix).
-template <class T, class At>
-void sweep_interior(const UniformMatrix<T>& M, index_t n, index_t width, const At& at, T* d) {
-  const T *a = M.a(), *m = M.m(), *cp = M.cp();  // (row r of the line is row r - 1 of T)
-  for_lanes(at, width, [&](index_t l) { d[at(1, l)] *= m[0]; });
-  for (index_t r = 2; r < n; ++r) {
-    const T ar = a[r - 1], mr = m[r - 1];
-    for_lanes(at, width, [&](index_t l) { d[at(r, l)] = (d[at(r, l)] - ar * d[at(r - 1, l)]) * mr; });
-  }
-  for (index_t r = n - 2; r >= 1; --r) {
-    const T cr = cp[r - 1];
-    for_lanes(at, width, [&](index_t l) { d[at(r, l)] -= cr * d[at(r + 1, l)]; });
-  }
-}
-
 }  // namespace detail
 
 // One cyclic matrix shared by every line: T factored, q and row 0 kept.
@@ -93,7 +83,23 @@ class CyclicUniformMatrix {
     q_.assign(n, T(0));  // (row 0 unused)
     q_[1] = -a[1];
     q_[n - 1] = -c[n - 1];
-    detail::sweep_interior(interior_, index_t(n), 1, detail::Interleaved{1}, q_.data());
+    // u' (u forward-eliminated) and g (p_1 = sum g_r d'_r), then q (u' substituted back).
+    const T *ta = interior_.a(), *tm = interior_.m(), *tcp = interior_.cp();
+    uf_.assign(n, T(0));
+    g_.assign(n, T(0));
+    uf_[1] = q_[1] * tm[0];
+    g_[1] = 1;
+    // Both decay geometrically from row 1 (u' but for its last row): below the smallest normal
+    // number they are 0, and the sweeps skip the rows from g_end_ and u_end_ on.
+    auto flush = [](T v) { return std::abs(v) < std::numeric_limits<T>::min() ? T(0) : v; };
+    for (std::size_t r = 2; r < n; ++r) {
+      uf_[r] = flush((q_[r] - ta[r - 1] * uf_[r - 1]) * tm[r - 1]);
+      g_[r] = flush(-tcp[r - 2] * g_[r - 1]);
+      if (g_[r] != T(0)) g_end_ = index_t(r) + 1;
+      if (uf_[r] != T(0) && r + 1 < n) u_end_ = index_t(r) + 1;
+    }
+    q_[n - 1] = uf_[n - 1];
+    for (std::size_t r = n - 2; r >= 1; --r) q_[r] = uf_[r] - tcp[r - 1] * q_[r + 1];
     a0_ = a[0];
     c0_ = c[0];
     const T pivot = b[0] + c0_ * q_[1] + a0_ * q_[n - 1];
@@ -102,22 +108,60 @@ class CyclicUniformMatrix {
   }
   index_t size() const { return interior_.size() + 1; }
 
-  // Solves `width` lines of a buffer (element (r, l) at at(r, l)) in place.
-  template <class At>
-  void solve(index_t width, const At& at, T* d) const {
+  // Widest buffer solve() takes: a y/z tile.
+  static constexpr index_t max_width = tile<T>;
+
+  // Solves `width` (<= max_width; a std::integral_constant for x blocks, so that the lanes' chains
+  // unroll into registers) lines of a buffer (element (r, l) at at(r, l)) in place.
+  template <class Width, class At>
+  void solve(Width width, const At& at, T* d) const {
     const index_t n = size();
-    detail::sweep_interior(interior_, n, width, at, d);
-    const T* q = q_.data();
-    detail::combine<T>(
-        n, width, at, d, [&](index_t l) { return (d[at(0, l)] - c0_ * d[at(1, l)] - a0_ * d[at(n - 1, l)]) * inv0_; },
-        [q](index_t r, index_t) { return q[r]; });
+    const T *a = interior_.a(), *m = interior_.m(), *cp = interior_.cp(), *g = g_.data(), *uf = uf_.data();
+    constexpr index_t cap = [] {  // a constant width: arrays of that size, which stay in registers
+      if constexpr (std::is_integral_v<Width>) return max_width;
+      else return index_t(Width::value);
+    }();
+    T prev[cap], sum[cap], x0[cap];
+    detail::for_lanes(at, width, [&](index_t l) { sum[l] = prev[l] = d[at(1, l)] *= m[0]; });
+    for (index_t r = 2; r < n; ++r) {  // forward: d', and p_1's sum
+      const T ar = a[r - 1], mr = m[r - 1], gr = g[r];
+      if (r < g_end_)
+        detail::for_lanes(at, width, [&](index_t l) {
+          prev[l] = d[at(r, l)] = (d[at(r, l)] - ar * prev[l]) * mr;
+          sum[l] += gr * prev[l];
+        });
+      else
+        detail::for_lanes(at, width, [&](index_t l) { prev[l] = d[at(r, l)] = (d[at(r, l)] - ar * prev[l]) * mr; });
+    }
+    const T ul = uf[n - 1];
+    detail::for_lanes(at, width, [&](index_t l) {  // prev: p_{n-1}
+      x0[l] = d[at(0, l)] = (d[at(0, l)] - c0_ * sum[l] - a0_ * prev[l]) * inv0_;
+      prev[l] = d[at(n - 1, l)] += x0[l] * ul;
+    });
+    for (index_t r = n - 2; r >= 1; --r) {  // backward: x itself
+      const T cr = cp[r - 1], ur = uf[r];
+      if (r < u_end_) detail::for_lanes(at, width, [&](index_t l) { prev[l] = d[at(r, l)] += x0[l] * ur - cr * prev[l]; });
+      else detail::for_lanes(at, width, [&](index_t l) { prev[l] = d[at(r, l)] -= cr * prev[l]; });
+    }
   }
 
  private:
   UniformMatrix<T> interior_;  // T: rows 1..n-1, factored
   AlignedVector<T> q_;         // q_1 .. q_{n-1} at 1 .. n-1
+  AlignedVector<T> uf_, g_;    // u' and the weights of p_1, at 1 .. n-1
+  index_t g_end_ = 2, u_end_ = 2;  // g_r = 0 from g_end_ on; u'_r = 0 from u_end_ to n - 2
   T a0_ = 0, c0_ = 0, inv0_ = 0;
 };
+
+// The constant-coefficient rows of a periodic DiffusionCoeffs line (I - w_kappa D2) as one factored
+// cyclic matrix.
+template <class T>
+CyclicUniformMatrix<T> cyclic_diffusion_matrix(index_t n, T w_kappa) {
+  std::vector<T> a(n), b(n), c(n), ones(n, T(1));
+  const DiffusionCoeffs<T> s{ones.data(), w_kappa, 1, n, BoundaryKind::periodic, BoundaryKind::periodic};
+  s.load_line(0, n, a.data(), b.data(), c.data());
+  return CyclicUniformMatrix<T>(a, b, c);
+}
 
 template <class M>
 inline constexpr bool is_cyclic_uniform_v = false;
@@ -191,7 +235,12 @@ void solve_cyclic_tiles(const LineSet& L, const Matrix& M, const Load& load, con
           load(base(q0 + l), n, d.data() + l * n);
           if constexpr (!shared) M.load_line(base(q0 + l), n, a.data() + l * n, b.data() + l * n, c.data() + l * n);
         }
-        solve_cyclic_buffer(M, n, w, LineMajor{n}, d.data(), a.data(), b.data(), c.data(), q.data());
+        if (shared && width == lanes<T>) {  // a whole block: its chains unroll (idle lanes solve zeros)
+          std::fill(d.data() + w * n, d.data() + width * n, T(0));
+          if constexpr (shared) M.solve(std::integral_constant<index_t, lanes<T>>{}, LineMajor{n}, d.data());
+        } else {
+          solve_cyclic_buffer(M, n, w, LineMajor{n}, d.data(), a.data(), b.data(), c.data(), q.data());
+        }
         for (index_t l = 0; l < w; ++l) store(base(q0 + l), n, d.data() + l * n);
       } else {
         const index_t i0 = (item % per_plane) * width, w = std::min(width, L.n[0] - i0);

@@ -17,7 +17,7 @@ modules="bvp elasticity glioma heat poisson reaction_diffusion"
 "$tridsim" info heat > info_heat.txt 2>&1 || fail "info heat: exit $?"
 for row in '^heat\.diffusivity +expression +- +length\^2/time +yes +kappa: a number or an expression of x, y, z$' \
            '^heat\.source +expression +0 +unit of u/time +no +f: an expression of x, y, z, t$' \
-           '^heat\.boundary\.<face>\.type +name +- +- +yes +dirichlet or neumann$' \
+           '^heat\.boundary\.<face>\.type +name +- +- +yes +dirichlet, neumann or periodic \(periodic: both faces of the axis, n distinct nodes' \
            '^time\.dt +number +- +time +yes +the time step$' \
            '^grid\.n +list of integers +- +- +yes '; do
   grep -Eq "$row" info_heat.txt || fail "info heat: no row matching $row"

@@ -154,7 +154,11 @@ def judge(args, cwd, errors=None):
     except subprocess.TimeoutExpired:
         return f"no answer within {TIMEOUT_S} s"
     err = p.stderr.decode("utf-8", "replace")
-    lines = [l for l in err.splitlines() if not l.startswith("[warning] ")]
+    # A line ends at "\n" only: garbage bytes a message echoes from the deck (a form feed, \x1e) are
+    # part of their line, where str.splitlines would break it.
+    lines = [l for l in err.split("\n") if not l.startswith("[warning] ")]
+    if lines and lines[-1] == "":
+        lines.pop()
     errors is not None and errors.extend(lines)
     if p.returncode < 0:
         return f"killed by signal {-p.returncode}: {err[-2000:]}"

@@ -37,6 +37,9 @@ for name, sets, want in [
     ("non-finite initial", ["heat.initial=0/0"], "heat.initial: is NaN"),
     # (the node by its index in the whole grid, not in the rank's box)
     ("in one rank's box", ['heat.initial="z > 0.9 ? 0/0 : 0"'], "heat.initial: is NaN at node (0, 0, 8) (x = 0, y = 0, z = 1)"),
+    # (2 ranks split z, the last axis)
+    ("periodic axis split", ["heat.boundary.z-={type: periodic}", "heat.boundary.z+={type: periodic}"],
+     "heat.boundary.z-.type: periodic faces of z: axis z is split over ranks"),
 ]:
     cmd = MPIRUN + [tridsim, "run", f"{source}/inputs/heat3d.yaml", "-o", f"{work}/refused", "--set", "grid.n=[9,9,9]"]
     for s in sets:

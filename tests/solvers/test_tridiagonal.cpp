@@ -595,6 +595,29 @@ TEST_CASE_TEMPLATE("solve_cyclic_lines against dense elimination of the cyclic s
           c[r] = C[base + r * s];
         }
       }, rng, "ArrayCoeffs");
+
+      // Periodic diffusion rows from node values (arithmetic face means; the face between the
+      // last node and the first closes the ring), and cyclic_diffusion_matrix (kappa = 1).
+      std::vector<T> K(S, nan_v<T>());
+      for (index_t o = 0; o < S; ++o)
+        if (!lay.is_padding(o)) K[o] = T(rng.uni(0.5, 2));
+      const T w = T(0.8);
+      const auto periodic = BoundaryKind::periodic;
+      check_cyclic<T>(lay, sh.axis, DiffusionCoeffs<T>{K.data(), w, s, len, periodic, periodic},
+                      [&](index_t base, T* a, T* b, T* c) {
+                        for (index_t r = 0; r < len; ++r) {
+                          const T k = K[base + r * s], km = K[base + ((r + len - 1) % len) * s],
+                                  kp = K[base + ((r + 1) % len) * s];
+                          a[r] = -w * (k + km) / 2;
+                          c[r] = -w * (k + kp) / 2;
+                          b[r] = 1 - a[r] - c[r];
+                        }
+                      }, rng, "periodic DiffusionCoeffs");
+      check_cyclic<T>(lay, sh.axis, cyclic_diffusion_matrix<T>(len, w), [&](index_t, T* a, T* b, T* c) {
+        std::fill(a, a + len, -w);
+        std::fill(b, b + len, 1 + 2 * w);
+        std::fill(c, c + len, -w);
+      }, rng, "cyclic_diffusion_matrix");
     }
   }
 }
