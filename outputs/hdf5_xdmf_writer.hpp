@@ -35,10 +35,11 @@ Handle hdf5_create_file(const std::filesystem::path& path, const std::string& co
 herr_t hdf5_check_ranks(herr_t result, const std::string& context, const std::string& what, const Domain* domain);
 
 // With hdf5_collective(domain): rank 0 reserves disk space for the file at `path` up to its end and
-// `bytes` more, with room for HDF5's metadata (fallocate, the file's size unchanged), and every rank learns whether that failed (then throws
-// RankError, `what` naming the write that did not fit). Called before a collective sequence of
-// writes, this turns a full disk into an error every rank meets between HDF5 calls: inside them
-// (a collective flush or close) a write that fails on one rank leaves the others waiting in HDF5.
+// `bytes` more, with room for HDF5's metadata (fallocate, the file's size unchanged), and every rank
+// learns whether that failed (then throws RankError, `what` naming the write that did not fit).
+// Called before a collective sequence of writes, this turns a full disk into an error every rank
+// meets between HDF5 calls: inside them (a collective flush or close) a write that fails on one rank
+// leaves the others waiting in HDF5.
 void hdf5_reserve(const std::filesystem::path& path, hsize_t bytes, const std::string& context,
                   const std::string& what, const Domain* domain);
 
