@@ -60,7 +60,10 @@ void unpack_box(const Decomposition& d, int components, const T* box, T* global)
 }
 index_t owned_nodes(const Decomposition& d) { return d.axes[0].owned * d.axes[1].owned * d.axes[2].owned; }
 Agreement alone(int stop, const std::string* failure) { return {stop, failure ? 0 : -1, failure ? *failure : ""}; }
+bool g_agreed_failure = false;
 }  // namespace
+
+bool ranks_agreed_failure() { return g_agreed_failure; }
 
 #if TRIDSIM_HAVE_MPI
 
@@ -141,6 +144,7 @@ Agreement agree(int stop, const std::string* failure, int weight) {
   MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, g_agree);
   Agreement a{v[0], v[1] > 0 ? size - 1 - (v[1] - 1) % size : -1, {}};
   if (a.failed_rank < 0) return a;
+  g_agreed_failure = true;
   unsigned long long n = a.failed_rank == rank ? failure->size() : 0;
   MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, a.failed_rank, g_agree);
   a.failure = a.failed_rank == rank ? *failure : std::string(n, '\0');

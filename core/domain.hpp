@@ -39,6 +39,10 @@ struct Agreement {
   std::string failure;
 };
 Agreement agree(int stop, const std::string* failure, int weight = 0);
+// Whether an agreement has given this rank a failure: every rank then ends the run, together (each
+// got the same failure at the same agreement), so a collective clean-up on the way out (closing a
+// file the ranks write together) meets every rank.
+bool ranks_agreed_failure();
 // Ends every rank at once (after an error on some of them); returns only without MPI.
 void abort_processes(int code);
 int world_size();

@@ -88,6 +88,11 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& i
   const bool root = !shared || shared->rank() == 0;
   try {
     File f(tmp, true, shared);
+    hsize_t bytes = info.deck.size() + info.deck_file.size();
+    for (const StateArray& a : state)  // (with every rank: a.count is this rank's local array)
+      bytes += hsize_t(shared ? a.count / shared->local().size() * shared->global().size() : a.count) *
+               (a.precision == Precision::float32 ? 4 : 8);
+    hdf5_reserve(tmp, bytes, f.context(), "write it", shared);
     f.put_text("format", kFormat);
     for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"module", info.module},
                                     {"precision", info.precision},

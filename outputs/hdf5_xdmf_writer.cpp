@@ -22,8 +22,15 @@
 
 #include <hdf5.h>
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <utility>
 #include <vector>
@@ -65,9 +72,40 @@ herr_t hdf5_check_ranks(herr_t result, const std::string& context, const std::st
 }
 
 namespace {
-// Closes a file that every rank has open, but not on a rank leaving it through an exception.
-herr_t close_shared_file(hid_t file) { return std::uncaught_exceptions() > 0 ? 0 : H5Fclose(file); }
+// Closes a file that every rank has open, but not on a rank leaving it through an exception of its
+// own (the others, still writing, would never join the close). Once the ranks have agreed on a
+// failure, every rank leaves together and closes it: a file left open would be closed by HDF5 itself
+// inside MPI_Finalize, where the ranks no longer meet in the same calls (seen: hangs and crashes).
+herr_t close_shared_file(hid_t file) {
+  return std::uncaught_exceptions() > 0 && !ranks_agreed_failure() ? 0 : H5Fclose(file);
+}
 }  // namespace
+
+void hdf5_reserve(const std::filesystem::path& path, hsize_t bytes, const std::string& context,
+                  const std::string& what, const Domain* domain) {
+  if (!hdf5_collective(domain)) return;
+  // HDF5's metadata beside the values: object headers, links, the aggregators' blocks (2 KiB each).
+  const hsize_t room = bytes + bytes / 64 + (hsize_t(64) << 10);
+  std::string failure;
+  if (domain->rank() == 0) {
+    // (No file at its path, e.g. a directory deleted under the run, or a file system without
+    // fallocate: nothing reserved, and the writes report what they meet.)
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    struct stat st {};
+    // From the file's start: HDF5 leaves holes below its end (blocks it allocated and has not
+    // written yet), which a later write, or the close, fills; so first those, that the file can
+    // still be closed where the room for the next writes is refused. (The file's size, not
+    // H5Fget_filesize: MPI-IO's driver reports the size the file had when it was opened.)
+    auto reserve = [fd](off_t from, off_t n) {
+      return n == 0 || ::fallocate(fd, FALLOC_FL_KEEP_SIZE, from, n) == 0 || errno == EOPNOTSUPP || errno == ENOSYS;
+    };
+    if (fd >= 0 && ::fstat(fd, &st) == 0 && !(reserve(0, st.st_size) && reserve(st.st_size, off_t(room))))
+      failure = fmt::format("{}: cannot {}: {} (no room for its {} bytes)", context, what, std::strerror(errno), room);
+    if (fd >= 0) ::close(fd);
+  }
+  const Agreement a = agree(0, failure.empty() ? nullptr : &failure);
+  if (a.failed_rank >= 0) throw RankError(a.failed_rank, a.failure);
+}
 
 Handle hdf5_create_file(const std::filesystem::path& path, const std::string& context, const Domain* domain,
                         bool unlocked) {
@@ -205,6 +243,9 @@ Hdf5XdmfWriter::Hdf5XdmfWriter(const std::filesystem::path& dir, const std::stri
   prepare_output(dir, name, grid, context());
   QuietHdf5 quiet;
   file_ = hdf5_create_file(dir / h5_name_, context(), domain_, true);
+  hsize_t text = 0;
+  for (const auto& [key, value] : attributes) text += key.size() + value.size();
+  hdf5_reserve(dir / h5_name_, text, context(), "write the run's attributes", domain_);
   for (const auto& [key, value] : attributes) {
     Handle type(check(H5Tcopy(H5T_C_S1), "write attribute " + key), H5Tclose);
     check(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), "write attribute " + key);
@@ -276,6 +317,10 @@ void Hdf5XdmfWriter::write(int step, double time, std::span<const FieldRef> fiel
   QuietHdf5 quiet;
   const std::string group_name = "step_" + step_tag(step);
   try {
+    hsize_t bytes = 0;
+    for (const auto& f : fields)
+      bytes += hsize_t(grid_.size()) * hsize_t(f.components) * (f.precision == Precision::float32 ? 4 : 8);
+    hdf5_reserve(dir() / h5_name_, bytes, context(), "write step " + std::to_string(step), domain_);
     Handle group(check(H5Gcreate2(file_.get(), group_name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                        "create group /" + group_name),
                  H5Gclose);

@@ -22,8 +22,9 @@ bool hdf5_collective(const Domain* domain);
 
 // Creates `path` (replacing it): with hdf5_collective(domain) on every rank together, else on this
 // process. `unlocked`: without HDF5's file lock, so readers can open it while the run goes on.
-// A file made for every rank is left unclosed by a rank that leaves it through an exception: the
-// close is collective, and would wait for ranks that never come (the run then ends every rank).
+// A file made for every rank is left unclosed by a rank that leaves it through an exception of its
+// own: the close is collective, and would wait for ranks that never come (the run then ends every
+// rank). After an agreed failure (core/domain.hpp ranks_agreed_failure) every rank closes it.
 Handle hdf5_create_file(const std::filesystem::path& path, const std::string& context, const Domain* domain,
                         bool unlocked);
 
@@ -32,6 +33,15 @@ Handle hdf5_create_file(const std::filesystem::path& path, const std::string& co
 // every rank learns whether one failed (core/domain.hpp agree) and then throws that rank's error
 // (RankError), so that none goes on into a collective call that the failed one has left.
 herr_t hdf5_check_ranks(herr_t result, const std::string& context, const std::string& what, const Domain* domain);
+
+// With hdf5_collective(domain): rank 0 reserves disk space for the file at `path` up to its end and
+// `bytes` more, with room for HDF5's metadata (fallocate, the file's size unchanged), and every rank
+// learns whether that failed (then throws RankError, `what` naming the write that did not fit).
+// Called before a collective sequence of writes, this turns a full disk into an error every rank
+// meets between HDF5 calls: inside them (a collective flush or close) a write that fails on one rank
+// leaves the others waiting in HDF5.
+void hdf5_reserve(const std::filesystem::path& path, hsize_t bytes, const std::string& context,
+                  const std::string& what, const Domain* domain);
 
 // hdf5_put (core/hdf5_support.hpp) for a file of hdf5_create_file: with hdf5_collective(domain)
 // every rank calls it with the same arguments, and rank 0 writes the dataset's values.

@@ -6,12 +6,16 @@
   deleted under the run): every rank learns it at the ranks' next agreement and ends with exit 1;
   one 'error:' line naming rank 0, no MPI_ABORT. A NaN that enters through one rank's box at a
   late step: the same, naming the step and a node of the whole grid.
+- A full disk while the ranks write a parallel HDF5 file together (the fault injection library's
+  disk of a few hundred kB per file, on every rank or on rank 1 alone): exit 1 within seconds, one 'error:' line naming the file and the disk's error, no
+  crash and no hang (HDF5's collective flush and close after a failed write), and the .xmf left
+  names only groups that h5py reads back finite.
 - SIGINT to the ranks (a batch system's signal to the job's processes): every rank stops at the
   same step and writes its part of a checkpoint; mpirun exits with 130, as one process does; the
   printed restart command, run under mpirun, completes the run.
 - SIGINT or SIGTERM to mpirun: Open MPI 4.1's mpirun sends SIGTERM to the ranks and exits 1 itself,
   whatever the ranks return (docs/running.md); the ranks still stop with a checkpoint that restarts.
-Usage: mpi_errors_test.py TRIDSIM MPIEXEC SOURCE_DIR WORK_DIR
+Usage: mpi_errors_test.py TRIDSIM MPIEXEC SOURCE_DIR WORK_DIR [FAULT_INJECTION_LIBRARY]
 """
 import json
 import os
@@ -22,10 +26,15 @@ import signal
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
+
+import h5py
+import numpy as np
 
 from mpi_cases import ENV
 
 tridsim, mpiexec, source, work = sys.argv[1:5]
+fault_library = sys.argv[5] if len(sys.argv) > 5 else None
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []
@@ -109,7 +118,60 @@ except subprocess.TimeoutExpired:
     p.kill()
     failures.append("output directory deleted under 2 ranks: the run did not end within 60 s")
 
-# 4. Signals during a run that checkpoints on stopping.
+# 4. A full disk under parallel HDF5: a disk of `limit` bytes per file, on every rank or on rank 1
+# alone (Open MPI's app contexts: rank 0 without the fault). Outputs every 5 steps, checkpoints every 7.
+
+
+def readable_results(out, name):
+    """Problems with what the .xmf names: each dataset read back from the .h5, finite."""
+    xmf = os.path.join(out, name + ".xmf")
+    if not os.path.exists(xmf):
+        return []
+    try:
+        items = [d.text for d in ET.parse(xmf).getroot().iter("DataItem") if d.get("Format") == "HDF"]
+        with h5py.File(os.path.join(out, name + ".h5"), "r") as f:
+            return [f"{i} not finite" for i in items if not np.isfinite(f[i.split(":", 1)[1]][...]).all()]
+    except (OSError, KeyError, ET.ParseError) as e:
+        return [f"{xmf} or its .h5 unreadable: {e}"]
+
+
+if fault_library:
+    disk_deck = long_deck("disk", 16, 5, "hdf5")
+    with open(disk_deck) as f:
+        text = f.read().replace("formats: [hdf5]}", "formats: [hdf5], checkpoint: {every: 7}}")
+    with open(disk_deck, "w") as f:
+        f.write(text)
+    fault = ["-x", f"LD_PRELOAD={fault_library}"]
+    for label, limit, ranks, want in [
+        ("before the first output", 60000, "every", "cannot write the run's attributes: No space left on device"),
+        ("in the results", 200000, "every", "disk.h5': cannot write step 15: No space left on device"),
+        ("on rank 1 alone", 200000, "rank 1", "error: rank 1 of 2: HDF5 output"),
+    ]:
+        out = os.path.join(work, f"disk-{limit}-{ranks.replace(' ', '')}")
+        run = [tridsim, "run", disk_deck, "-o", out, "--no-progress"]
+        limited = fault + ["-x", f"TRIDSIM_FAULT=disk-bytes:{limit}"]
+        cmd = ([mpiexec, "--oversubscribe", "-np", "2"] + limited + run if ranks == "every" else
+               [mpiexec, "--oversubscribe", "-np", "1"] + run + [":", "-np", "1"] + limited + run)
+        label = f"a full disk {label} ({ranks})"
+        t0 = time.time()
+        try:
+            r = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            failures.append(f"{label}: the run did not end within 60 s")
+            continue
+        seconds = time.time() - t0
+        text = r.stdout + r.stderr
+        one_error_line(label, r, [want])
+        for crash in ("Segmentation", "core dumped", "terminate called", "internal error"):
+            if crash in text:
+                failures.append(f"{label}: {crash!r} in the output: {text[-1500:]!r}")
+        if seconds > 30:
+            failures.append(f"{label}: took {seconds:.0f} s (wanted seconds)")
+        failures += [f"{label}: {p}" for p in readable_results(out, "disk")]
+else:
+    print("a full disk under parallel HDF5: skipped (no fault injection library: a sanitizer build)")
+
+# 5. Signals during a run that checkpoints on stopping.
 deck = long_deck("sig", 24, 100000, "hdf5")
 
 
