@@ -247,11 +247,12 @@ template class GliomaModule<double>;
 
 namespace glioma {
 
-// The host instantiation of the schemes: stored faces (no divisions in the sweeps).
+// The host instantiation of the schemes: stored faces and the first half reaction a pass of its
+// own (the sweeps are instruction-bound here).
 template <class T>
 std::unique_ptr<Stepper<T>> make_host_stepper(const Grid& grid, const Domain* domain,
                                               const std::array<tridiag::Algorithm, 3>& alg, const T* D, double rho) {
-  return std::make_unique<Scheme<T, exec::HostExec<T>, StoredFaces<T>>>(grid, domain, alg, D, rho);
+  return std::make_unique<Scheme<T, exec::HostExec<T>, StoredFaces<T>, false>>(grid, domain, alg, D, rho);
 }
 template std::unique_ptr<Stepper<float>> make_host_stepper(const Grid&, const Domain*,
                                                            const std::array<tridiag::Algorithm, 3>&, const float*, double);

@@ -1,15 +1,20 @@
 #pragma once
 // The glioma module's point formulas and schemes, written once for every backend (namespace
 // tridsim::glioma) on the layer of solvers/exec/points.hpp. Instantiated with the host executor
-// and stored faces (glioma.cpp) and with the CUDA executor and faces recomputed from D
-// (glioma_cuda.cu); both run the same formulas in the same order, so they agree to rounding.
+// (glioma.cpp) and with the CUDA executor (glioma_cuda.cu); both run the same formulas in the same
+// order, so they agree to rounding.
 //   strang-adi: c* = L(dt/2) c; (I - dt/2 A_x)(I - dt/2 A_y)(I - dt/2 A_z) dc = dt A c*;
-//               c = L(dt/2) (c* + dc). Both half reactions are fused into the sweeps: the x-sweep's
-//               load forms dt A L(c) with L(c) evaluated on the fly, the last sweep's store writes
-//               c = L(L(c) + dc); a step makes d sweeps and no other pass.
+//               c = L(dt/2) (c* + dc), the right-hand side formed in the x-sweep's load and the
+//               last half reaction applied in the last sweep's store.
 //   explicit:   c += dt (A c + rho c (1 - c)), one pass.
 // A_a c = (D_+ (c_+ - c) - D_- (c - c_-)) / h_a^2, missing neighbours mirrored at the box faces
 // (no flux; the half cell of the vertex-centred grid), D at faces from face_lines.hpp.
+// Two choices trade arithmetic for memory traffic, made by the instantiation: the faces (stored
+// or recomputed, face_lines.hpp) and whether the first half reaction is a pass of its own or is
+// evaluated on the fly at every node the x-sweep's load reads (then the last store writes
+// c = L(L(c) + dc) and a step makes d sweeps and no other pass). The host, whose sweeps are
+// instruction-bound, stores the faces and makes the pass; the device, bound by memory traffic,
+// recomputes and fuses.
 #include <type_traits>
 #include <utility>
 
@@ -39,23 +44,34 @@ TRIDSIM_HOST_DEVICE inline T diffusion_at(const Faces& faces, const T* c, index_
   return out;
 }
 
-template <class T, class Faces>
-struct StrangRhs {  // dt A L(c): the first half reaction on the fly
+template <class T, class Faces, class V>
+struct StrangRhs {  // dt A v(c), v = L where the first half reaction is fused (else c holds c*)
   Faces faces;
   const T* c;
   T coef[3];
-  Logistic<T> L;
+  V v;
   template <class Dim>
   TRIDSIM_HOST_DEVICE T operator()(index_t o, const exec::Neighbours& nb, Dim dim) const {
-    return diffusion_at(faces, c, o, nb, dim, coef, L);
+    return diffusion_at(faces, c, o, nb, dim, coef, v);
   }
 };
 
+template <class T, class V>
+struct StrangFinish {  // c = L(v(c) + dc): the second half reaction
+  T* c;
+  V v;
+  Logistic<T> L;
+  TRIDSIM_HOST_DEVICE void operator()(index_t o, T x) const { c[o] = L(v(c[o]) + x); }
+};
+
 template <class T>
-struct StrangFinish {  // c = L(L(c) + dc): the second half reaction
+struct React {  // c = L(c): a half reaction as a pass of its own
   T* c;
   Logistic<T> L;
-  TRIDSIM_HOST_DEVICE void operator()(index_t o, T x) const { c[o] = L(L(c[o]) + x); }
+  template <class Dim>
+  TRIDSIM_HOST_DEVICE void operator()(index_t o, const exec::Neighbours&, Dim) const {
+    c[o] = L(c[o]);
+  }
 };
 
 template <class T, class Faces>
@@ -72,8 +88,9 @@ struct ExplicitPoint {  // out = c + (dt A c + dt rho c (1 - c))
   }
 };
 
-// c, its step's work array and the faces in the memory of executor E (exec::HostExec or CudaExec).
-template <class T, class E, class Faces>
+// c, its step's work array and the faces in the memory of executor E (exec::HostExec or CudaExec);
+// kFuse: both half reactions fused into the sweeps.
+template <class T, class E, class Faces, bool kFuse>
 class Scheme final : public Stepper<T> {
   static constexpr bool kStored = std::is_same_v<Faces, StoredFaces<T>>;
   using Buffer = typename E::template Buffer<T>;
@@ -108,11 +125,15 @@ class Scheme final : public Stepper<T> {
     ex_.exchange_halos(E::data(c_));  // the operator reads the neighbours' nodes
     const Faces f = faces();
     const Logistic<T> L(rho_, 0.5 * dt);
-    StrangRhs<T, Faces> rhs{f, E::data(c_), {}, L};
+    using V = std::conditional_t<kFuse, Logistic<T>, Identity<T>>;
+    V v{};
+    if constexpr (kFuse) v = L;
+    else ex_.for_each_point(React<T>{E::data(c_), L});
+    StrangRhs<T, Faces, V> rhs{f, E::data(c_), {}, v};
     set_coef(rhs.coef, dt);
     const Grid& g = ex_.grid();
     auto rows_of = [&](int a, index_t n) { return f.rows(a, n, T(0.5 * dt / (g.h(a) * g.h(a)))); };
-    exec::adi_sweeps(ex_, rows_of, rhs, exec::Array<T>{E::data(work_)}, StrangFinish<T>{E::data(c_), L});
+    exec::adi_sweeps(ex_, rows_of, rhs, exec::Array<T>{E::data(work_)}, StrangFinish<T, V>{E::data(c_), v, L});
   }
 
   void step_explicit(double dt) override {
