@@ -1,16 +1,24 @@
 #pragma once
-// Line matrices I - w A_axis of the glioma diffusion operator (namespace tridsim::glioma),
-// generated from precomputed face diffusivities: F[o] is D at the face between node o and its
-// neighbour o + stride along the axis (the harmonic mean of theirs; 0 at a line's last node). The
-// rows are diffusion_row's with no-flux (Neumann, half-cell) ends, as the GPU's DiffusionRows
-// generates them from D, but the harmonic means are not recomputed in every sweep (two divisions
-// per element fewer). A coefficient source for tridiag::solve_lines (load_line / load_row, see
-// coefficients.hpp).
+// The face diffusivities of the glioma operator and the line matrices I - w A_axis built from them
+// (namespace tridsim::glioma). D at a face between two nodes is the harmonic mean of theirs
+// (face_mean, core/diffusion.hpp: 0 next to a node with D = 0, exactly symmetric, so a face has
+// one value whichever node asks). Two sources of the same values, one per backend's bound:
+//  - StoredFaces: F_a[o], the face between node o and o + stride_a (0 at a line's last node),
+//    computed once (FaceOf); the host's, whose sweeps are instruction-bound: no divisions in them;
+//  - MeanFaces: recomputed from the node values D; the device's, whose sweeps are bound by memory
+//    traffic: one array read instead of three.
+// faces(a, o, s) is D at the face between o and its neighbour o + s along axis a (s = +-stride_a);
+// rows(a, n, w) the row source of lines of n rows along axis a with no-flux (Neumann, half-cell)
+// ends, for the solvers of the faces' backend.
 #include "core/diffusion.hpp"
+#include "core/host_device.hpp"
 #include "core/types.hpp"
+#include "solvers/exec/points.hpp"
 
 namespace tridsim::glioma {
 
+// Rows from stored faces, for tridiag::solve_lines (load_line / load_row, see coefficients.hpp):
+// diffusion_row's rows, as DiffusionRows generates them from D, without the harmonic means.
 template <class T>
 struct FaceLines {
   const T* F;      // face diffusivities along the axis, same layout as the right-hand side
@@ -32,6 +40,37 @@ struct FaceLines {
     const T* fl = r > 0 ? f - stride : f;
 #pragma omp simd
     for (index_t l = 0; l < count; ++l) row(r, r > 0 ? fl[l] : T(0), f[l], A[l], B[l], C[l]);
+  }
+};
+
+template <class T>
+struct StoredFaces {
+  const T* F[3];
+  index_t stride[3];
+  // (the face left of o is F_a[o - stride_a], the one right of it F_a[o])
+  TRIDSIM_HOST_DEVICE T operator()(int a, index_t o, index_t s) const { return F[a][o + (s < 0 ? s : 0)]; }
+  FaceLines<T> rows(int a, index_t n, T w) const { return {F[a], w, stride[a], n}; }
+};
+
+template <class T>
+struct MeanFaces {
+  const T* D;
+  index_t stride[3];
+  TRIDSIM_HOST_DEVICE T operator()(int, index_t o, index_t s) const {
+    return face_mean<FaceMean::harmonic>(D[o], D[o + s]);
+  }
+  DiffusionRows<T, FaceMean::harmonic> rows(int a, index_t n, T w) const { return {D, stride[a], n, w, false, false}; }
+};
+
+// Fills StoredFaces' arrays from D (a point functor of solvers/exec/points.hpp).
+template <class T>
+struct FaceOf {
+  const T* D;
+  T* F[3];
+  template <class Dim>
+  TRIDSIM_HOST_DEVICE void operator()(index_t o, const exec::Neighbours& nb, Dim dim) const {
+    for (int a = 0; a < int(dim); ++a)
+      F[a][o] = nb.plus[a] > 0 ? face_mean<FaceMean::harmonic>(D[o], D[o + nb.plus[a]]) : T(0);
   }
 };
 

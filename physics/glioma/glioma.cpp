@@ -12,27 +12,16 @@
 
 #include "core/expression_fill.hpp"
 #include "core/non_finite.hpp"
-#include "physics/glioma/face_lines.hpp"
-#include "physics/glioma/glioma_gpu.hpp"
-#include "physics/glioma/reaction.hpp"
+#include "physics/glioma/scheme.hpp"
 #include "physics/glioma/tissue.hpp"
 #include "physics/module_keys.hpp"
-#include "solvers/tridiagonal/batched.hpp"
-#include "solvers/tridiagonal/distributed.hpp"
 #include "physics/solver_choice.hpp"
+#include "solvers/exec/host.hpp"
 #include "tridsim_build_info.hpp"
 
 namespace tridsim {
 
 namespace {
-
-// Face diffusivity: harmonic mean, 0 next to a node with D = 0 (no flux). Exactly symmetric in
-// its arguments, so a face has one value whichever node asks: the CPU's face arrays and the
-// GPU's means recomputed from D agree bitwise, and the operator is symmetric (conservative).
-template <class T>
-T face(T a, T b) {
-  return face_mean<FaceMean::harmonic>(a, b);
-}
 
 // A node's white and grey fractions sum to at most 1 (the rest is CSF or outside the brain).
 void require_fractions_sum(const DeckNode& s, const Grid& g, const std::vector<double>& white,
@@ -48,13 +37,6 @@ void require_fractions_sum(const DeckNode& s, const Grid& g, const std::vector<d
 }
 
 }  // namespace
-
-#if !TRIDSIM_HAVE_CUDA
-template <class T>
-struct GliomaGpu<T>::Impl {};
-template <class T>
-GliomaGpu<T>::~GliomaGpu() = default;
-#endif
 
 template <class T>
 GliomaModule<T>::GliomaModule() = default;
@@ -167,8 +149,8 @@ void GliomaModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupCon
         double sum = 0;
         for (int a = 0; a < grid.dim; ++a) {
           const index_t st = grid.strides()[a], p = ijk[a], n = grid.n[a];
-          const double right = p + 1 < n ? double(face(D_[o], D_[o + st])) : 0.0;
-          const double left = p > 0 ? double(face(D_[o], D_[o - st])) : 0.0;
+          const double right = p + 1 < n ? double(face_mean<FaceMean::harmonic>(D_[o], D_[o + st])) : 0.0;
+          const double left = p > 0 ? double(face_mean<FaceMean::harmonic>(D_[o], D_[o - st])) : 0.0;
           sum += (p == 0 ? 2 * right : p == n - 1 ? 2 * left : left + right) / (grid.h(a) * grid.h(a));
         }
         worst = std::max(worst, sum);
@@ -181,32 +163,17 @@ void GliomaModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupCon
   // 5. The line solver of each axis (the `solver` key, as the heat module's).
   solvers_ = read_solver_choice(s, grid, ctx.backend, sizeof(T), false, keys);
 
-  // 6. The cuda backend: c and D move to the device for the whole run. The CPU keeps the face
-  //    diffusivities of each axis (F_a[o]: between o and o + stride; 0 at a line's end) instead
-  //    of recomputing harmonic means in every sweep.
-  if (ctx.backend != Backend::cuda) {
-    if (grid.dim > 1 || scheme_ == Scheme::explicit_euler) work_.resize(N);
-    for (int a = 0; a < grid.dim; ++a) {
-      F_[a].resize(N);
-      const index_t st = grid.strides()[a], n = grid.n[a];
-      T* F = F_[a].data();
-      const T* D = D_.data();
-#pragma omp parallel for collapse(2)
-      for (index_t k = 0; k < grid.n[2]; ++k)
-        for (index_t j = 0; j < grid.n[1]; ++j)
-          for (index_t i = 0; i < grid.n[0]; ++i) {
-            const index_t ijk[3] = {i, j, k}, o = grid.index(i, j, k);
-            F[o] = ijk[a] + 1 < n ? face(D[o], D[o + st]) : T(0);
-          }
-    }
-  } else {
+  // 6. Where c lives and the steps run: host memory, or the device's for the whole run.
+  if (ctx.backend == Backend::cuda) {
 #if TRIDSIM_HAVE_CUDA
-    gpu_ = std::make_unique<GliomaGpu<T>>(grid, D_.data(), rho_, solvers_.gpu, domain_);
-    gpu_->upload_c(c_.data());
+    stepper_ = glioma::make_cuda_stepper<T>(grid, domain_, solvers_.gpu, D_.data(), rho_);
 #else
     throw Error("backend cuda: this build has no CUDA support (configure with -DTRIDSIM_CUDA=ON)");
 #endif
+  } else {
+    stepper_ = glioma::make_host_stepper<T>(grid, domain_, solvers_.cpu, D_.data(), rho_);
   }
+  stepper_->set_density(c_.data());
 }
 
 template <class T>
@@ -215,154 +182,22 @@ std::optional<double> GliomaModule<T>::max_stable_dt() const {
   return explicit_limit_;
 }
 
-// ---- the diffusion operator on a run of x-adjacent nodes -----------------------------------
-
-// A_a c = (D_{+} (c_{+} - c) - D_{-} (c - c_{-})) / h_a^2 along each axis, with the missing
-// neighbour mirrored at the box faces (no flux; the half cell of the vertex-centred grid). The
-// face diffusivities come from F_a: D_{+} = F_a[o], D_{-} = F_a[o - stride] (mirrored alike).
-template <class T>
-void GliomaModule<T>::add_operator(const T* c, index_t o0, index_t i0, index_t j, index_t k, index_t w, T scale,
-                                   T* out) const {
-  // sm, sp: offsets of the neighbours; fm, fp: offsets of their faces in F.
-  auto kernel = [&](const T* F, index_t first, index_t count, index_t sm, index_t sp, index_t fm, index_t fp, T coef,
-                    T* dst) {
-#pragma omp simd
-    for (index_t l = 0; l < count; ++l) {
-      const index_t o = first + l;
-      const T kp = F[o + fp], km = F[o + fm];
-      dst[l] += coef * diffusion_difference(km, kp, c[o + sm], c[o], c[o + sp]);
-    }
-  };
-  for (int a = 0; a < g_.dim; ++a) {
-    const index_t n = g_.n[a], st = g_.strides()[a];
-    const T coef = scale / T(g_.h(a) * g_.h(a));
-    const T* F = F_[a].data();
-    if (a == 0) {
-      const index_t ia = std::max<index_t>(i0, 1), ib = std::min<index_t>(i0 + w, n - 1);
-      if (ib > ia) kernel(F, o0 + (ia - i0), ib - ia, -1, 1, -1, 0, coef, out + (ia - i0));
-      if (i0 == 0) kernel(F, o0, 1, 1, 1, 0, 0, coef, out);
-      if (i0 + w == n) kernel(F, o0 + (n - 1 - i0), 1, -1, -1, -1, -1, coef, out + (n - 1 - i0));
-      continue;
-    }
-    const index_t pos = a == 1 ? j : k;
-    const index_t sm = pos > 0 ? -st : st, fm = pos > 0 ? -st : 0;
-    const index_t sp = pos < n - 1 ? st : -st, fp = pos < n - 1 ? 0 : -st;
-    kernel(F, o0, w, sm, sp, fm, fp, coef, out);
-  }
-}
-
-// ---- time stepping -------------------------------------------------------------------------
-
-template <class T>
-void GliomaModule<T>::react(T* c, double tau) const {
-  const Logistic<T> L(rho_, tau);
-  const index_t n = g_.size();
-#pragma omp parallel for simd schedule(static)
-  for (index_t i = 0; i < n; ++i) c[i] = L(c[i]);
-}
-
 template <class T>
 void GliomaModule<T>::wait() {
-#if TRIDSIM_HAVE_CUDA
-  if (gpu_) gpu_->synchronize();
-#endif
+  stepper_->wait();
 }
 
 template <class T>
 void GliomaModule<T>::step(double, double dt) {
-  if (gpu_) {
-#if TRIDSIM_HAVE_CUDA
-    if (scheme_ == Scheme::explicit_euler) gpu_->step_explicit(dt);
-    else gpu_->step_adi(dt);
-#endif
-    return;
-  }
-  if (domain_) domain_->exchange_halos(c_.data());  // the operator reads the neighbours' nodes
-  if (scheme_ == Scheme::explicit_euler) step_explicit(dt);
-  else step_adi(dt);
-}
-
-// Strang splitting with Douglas ADI in delta form for the diffusion:
-//   c* = L(dt/2) c
-//   (I - dt/2 A_x)(I - dt/2 A_y)(I - dt/2 A_z) dc = dt A c*
-//   c  = L(dt/2) (c* + dc)
-// The right-hand side is formed in the x-sweep's load, the last half reaction applied in the
-// last sweep's store; the line matrices are generated from the face diffusivities (no-flux ends).
-template <class T>
-void GliomaModule<T>::step_adi(double dt) {
-  T* c = c_.data();
-  T* w = work_.data();
-  react(c, 0.5 * dt);
-  const int d = g_.dim;
-  const index_t nx = g_.n[0], ny = g_.n[1];
-  const Logistic<T> L(rho_, 0.5 * dt);
-  auto rhs = [&](index_t o, index_t count, T* out) {  // a whole x-line (Thomas along x)
-    std::fill(out, out + count, T(0));
-    add_operator(c, o, o % nx, (o / nx) % ny, o / (nx * ny), count, T(dt), out);
-  };
-  auto finish = [&](index_t o, index_t count, const T* x) {
-    T* dst = c + o;
-#pragma omp simd
-    for (index_t l = 0; l < count; ++l) dst[l] = L(dst[l] + x[l]);
-  };
-  // (Plain loops: the runs are short (one tile row), where a memmove call costs more than the copy.)
-  auto load_work = [&](index_t o, index_t count, T* out) {
-#pragma omp simd
-    for (index_t l = 0; l < count; ++l) out[l] = w[o + l];
-  };
-  auto store_work = [&](index_t o, index_t count, const T* x) {
-#pragma omp simd
-    for (index_t l = 0; l < count; ++l) w[o + l] = x[l];
-  };
-  auto sweep = [&](int axis, const auto& load, const auto& store) {
-    const T wa = T(0.5 * dt / (g_.h(axis) * g_.h(axis)));
-    if (domain_ && domain_->layout().split(axis)) {  // this rank's segments; rows of the whole line
-      const AxisSplit& part = domain_->layout().axes[axis];
-      const glioma::FaceLines<T> m{F_[axis].data(), wa, g_.strides()[axis], part.global_n};
-      tridiag::solve_split_lines<T>(tridiag::LineSet::dense(g_, axis), tridiag::segment_of(part),
-                                    m, load, store, domain_->line_comm(axis));
-      return;
-    }
-    const glioma::FaceLines<T> m{F_[axis].data(), wa, g_.strides()[axis], g_.n[axis]};
-    tridiag::solve_lines<T>(tridiag::LineSet::dense(g_, axis), m, load, store, solvers_.cpu[axis]);
-  };
-  if (d == 1) {
-    sweep(0, rhs, finish);
-    return;
-  }
-  sweep(0, rhs, store_work);
-  for (int a = 1; a < d; ++a) {
-    if (a < d - 1) sweep(a, load_work, store_work);
-    else sweep(a, load_work, finish);
-  }
-}
-
-// Forward Euler: c += dt (A c + rho c (1 - c)).
-template <class T>
-void GliomaModule<T>::step_explicit(double dt) {
-  const T* c = c_.data();
-  T* out = work_.data();
-  const index_t nx = g_.n[0], ny = g_.n[1], lines = g_.n[1] * g_.n[2];
-  const T tau = T(dt), r = T(rho_);
-#pragma omp parallel for schedule(static)
-  for (index_t q = 0; q < lines; ++q) {
-    const index_t o = q * nx;
-    T* dst = out + o;
-    std::fill(dst, dst + nx, T(0));
-    add_operator(c, o, 0, q % ny, q / ny, nx, tau, dst);
-#pragma omp simd
-    for (index_t l = 0; l < nx; ++l) dst[l] = c[o + l] + (dst[l] + logistic_increment(tau, r, c[o + l]));
-  }
-  c_.swap(work_);
+  if (scheme_ == Scheme::explicit_euler) stepper_->step_explicit(dt);
+  else stepper_->step_adi(dt);
 }
 
 // ---- output --------------------------------------------------------------------------------
 
 template <class T>
 const AlignedVector<T>& GliomaModule<T>::density() {
-#if TRIDSIM_HAVE_CUDA
-  if (gpu_) gpu_->download_c(c_.data());
-#endif
+  stepper_->get_density(c_.data());
   return c_;
 }
 
@@ -381,12 +216,7 @@ template <class T>
 std::vector<Diagnostic> GliomaModule<T>::diagnostics(double) {
   // thresholds rounded to T: compared with c as the CPU's T comparisons would
   const StatsSpec spec = StatsSpec::integral(g_, double(T(t1_)), double(T(flair_)));
-  const FieldStats s = owned_stats(spec, domain_, [&](const StatsSpec& sp) {
-#if TRIDSIM_HAVE_CUDA
-    if (gpu_) return gpu_->stats(sp);
-#endif
-    return field_stats(sp, c_.data());
-  });
+  const FieldStats s = owned_stats(spec, domain_, [&](const StatsSpec& sp) { return stepper_->stats(sp); });
   const double lo = s.lo, hi = s.hi, burden = s.sum, v1 = s.level[0], v2 = s.level[1];
   auto radius = [&](double v) {
     if (g_.dim == 3) return std::cbrt(3 * v / (4 * std::numbers::pi));
@@ -409,12 +239,27 @@ std::vector<StateArray> GliomaModule<T>::state() {
 // The next step depends only on c and the time: every other array is remade from the deck or the step.
 template <class T>
 void GliomaModule<T>::state_restored() {
-#if TRIDSIM_HAVE_CUDA
-  if (gpu_) gpu_->upload_c(c_.data());
-#endif
+  stepper_->set_density(c_.data());
 }
 
 template class GliomaModule<float>;
 template class GliomaModule<double>;
+
+namespace glioma {
+
+// The host instantiation of the schemes: stored faces and the first half reaction a pass of its
+// own (the sweeps are instruction-bound here).
+template <class T>
+std::unique_ptr<Stepper<T>> make_host_stepper(const Grid& grid, const Domain* domain,
+                                              const std::array<tridiag::Algorithm, 3>& alg, const T* D, double rho) {
+  return std::make_unique<Scheme<T, exec::HostExec<T>, StoredFaces<T>, false>>(grid, domain, alg, D, rho);
+}
+template std::unique_ptr<Stepper<float>> make_host_stepper(const Grid&, const Domain*,
+                                                           const std::array<tridiag::Algorithm, 3>&, const float*, double);
+template std::unique_ptr<Stepper<double>> make_host_stepper(const Grid&, const Domain*,
+                                                            const std::array<tridiag::Algorithm, 3>&, const double*,
+                                                            double);
+
+}  // namespace glioma
 
 }  // namespace tridsim

@@ -12,8 +12,8 @@
 //               unconditionally stable.
 //   explicit:   forward Euler on the whole right-hand side (the usual reference), limited by
 //               dt <= 1 / (max_i sum_faces D_f / h^2 + rho) (max_stable_dt).
-// With the cuda backend the fields live on the device (GliomaGpu).
-#include <array>
+// The schemes are written once (scheme.hpp) and run where the density lives (glioma::Stepper:
+// host memory, or a device's with the cuda backend).
 #include <memory>
 #include <optional>
 
@@ -23,8 +23,10 @@
 
 namespace tridsim {
 
+namespace glioma {
 template <class T>
-class GliomaGpu;
+class Stepper;
+}
 
 template <class T>
 class GliomaModule final : public Module {
@@ -55,20 +57,13 @@ class GliomaModule final : public Module {
   double explicit_limit() const { return explicit_limit_; }
 
  private:
-  void react(T* c, double tau) const;
-  void step_adi(double dt);
-  void step_explicit(double dt);
-  // out[l] += scale * (A c) at the run of w x-adjacent nodes starting at (i0, j, k), offset o.
-  void add_operator(const T* c, index_t o, index_t i0, index_t j, index_t k, index_t w, T scale, T* out) const;
-
   Grid g_;                          // this process's grid: the whole grid, or its local box under MPI
   const Domain* domain_ = nullptr;  // set when the grid is split over ranks
   Scheme scheme_ = Scheme::strang_adi;
   SolverChoice solvers_;  // line solver per axis and backend
   double D_white_ = 0, D_grey_ = 0, rho_ = 0, t1_ = 0, flair_ = 0, explicit_limit_ = 0;
-  AlignedVector<T> c_, work_, D_, white_, grey_;
-  std::array<AlignedVector<T>, 3> F_;  // CPU: face diffusivities per axis (F_a[o]: between o and o + stride)
-  std::unique_ptr<GliomaGpu<T>> gpu_;  // set with the cuda backend: c lives on the device
+  AlignedVector<T> c_, D_, white_, grey_;    // on the host: c for output and checkpoints
+  std::unique_ptr<glioma::Stepper<T>> stepper_;  // c and the steps, where c lives
 };
 
 }  // namespace tridsim
