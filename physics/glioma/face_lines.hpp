@@ -69,7 +69,7 @@ struct FaceOf {
   T* F[3];
   template <class Dim>
   TRIDSIM_HOST_DEVICE void operator()(index_t o, const exec::Neighbours& nb, Dim dim) const {
-    for (int a = 0; a < int(dim); ++a)
+    for (int a = 0; a < 3 && a < int(dim); ++a)
       F[a][o] = nb.plus[a] > 0 ? face_mean<FaceMean::harmonic>(D[o], D[o + nb.plus[a]]) : T(0);
   }
 };

@@ -37,7 +37,8 @@ TRIDSIM_HOST_DEVICE inline T diffusion_at(const Faces& faces, const T* c, index_
                                           const T (&coef)[3], const V& v) {
   T out = T(0);
   const T co = v(c[o]);
-  for (int a = 0; a < int(dim); ++a) {
+  for (int a = 0; a < 3; ++a) {  // (to 3, not dim: see neighbours_at)
+    if (a >= int(dim)) break;
     const index_t sm = nb.minus[a], sp = nb.plus[a];
     out += coef[a] * diffusion_difference(faces(a, o, sm), faces(a, o, sp), v(c[o + sm]), co, v(c[o + sp]));
   }

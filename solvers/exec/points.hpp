@@ -37,7 +37,10 @@ struct Neighbours {
 TRIDSIM_HOST_DEVICE inline Neighbours neighbours_at(const index_t (&ijk)[3], const index_t (&n)[3],
                                                     const index_t (&stride)[3], int dim) {
   Neighbours nb;
-  for (int a = 0; a < dim; ++a) mirrored_neighbours(ijk[a], n[a], stride[a], nb.minus[a], nb.plus[a]);
+  // (A constant trip count: unrolled, the arrays stay in registers; a loop to `dim` puts them in a
+  // kernel's local memory.)
+  for (int a = 0; a < 3; ++a)
+    if (a < dim) mirrored_neighbours(ijk[a], n[a], stride[a], nb.minus[a], nb.plus[a]);
   return nb;
 }
 
