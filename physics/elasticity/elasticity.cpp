@@ -129,10 +129,27 @@ struct ElasticityModule<T>::State {
   std::vector<std::array<double, 2>> stats;  // per case: max |u|, max von Mises
   double residual = 0, assemble_s = 0, factor_s = 0, solve_s = 0;
   bool solved = false;
+  std::string e_where, e_key;  // where the deck gives E, for errors the solve meets
+
+  // A solve that fails or leaves more than this relative residual gives no result: the usual
+  // cause is moduli of too different magnitudes, which the factorization in T cannot resolve.
+  static constexpr double kMaxResidual = sizeof(T) == 8 ? 1e-6 : 1e-2;
+  [[noreturn]] void fail_solve(const std::string& what) const;
 
   std::string prefix(int c) const { return plate.named_cases ? plate.cases[c].name + "_" : ""; }
   void post_process(int c, const T* x);
 };
+
+template <class T>
+void ElasticityModule<T>::State::fail_solve(const std::string& what) const {
+  double lo = HUGE_VAL, hi = 0;
+  for (const elastic::Material& m : plate.material) lo = std::min(lo, m.d11), hi = std::max(hi, m.d11);
+  throw DeckError(e_where, e_key,
+                  fmt::format("{}; the moduli of the elements span a ratio of {:.3g}, more than the stiffness matrix "
+                              "resolves in {} (narrow the range of E{})",
+                              what, hi / lo, std::is_same_v<T, float> ? "float" : "double",
+                              std::is_same_v<T, float> ? ", or run in double" : ""));
+}
 
 template <class T>
 ElasticityModule<T>::ElasticityModule() : s_(std::make_unique<State>()) {}
@@ -143,6 +160,8 @@ template <class T>
 void ElasticityModule<T>::setup(const Grid& grid, const DeckNode& section, const SetupContext& ctx, double /*t0*/) {
   State& s = *s_;
   s.grid = grid;
+  s.e_where = section.where("E");
+  s.e_key = section.path() + ".E";
   // 1. The deck: material per element, supports, the load cases' nodal forces.
   s.plate = elastic::read_plate(grid, section, ctx.constants);
   require_solve_range<T>(s.plate, grid, section);
@@ -185,12 +204,19 @@ void ElasticityModule<T>::step(double /*t*/, double /*dt*/) {
   s.assemble_s = since(t0);
   // 3. One factorization, one solve for every case together, refined against K.
   t0 = clock_type::now();
-  s.solver->factor(k);
+  try {
+    s.solver->factor(k);
+  } catch (const SingularMatrix& e) {
+    s.fail_solve(e.what());
+  }
   s.factor_s = since(t0);
   t0 = clock_type::now();
   const sparse::Refinement r = s.solver->solve_refined(k, b.data(), nc);
   s.solve_s = since(t0);
   s.residual = r.residual;
+  if (!(r.residual <= State::kMaxResidual))
+    s.fail_solve(fmt::format("the solve leaves a relative residual of {:.2e} (a result needs at most {:.0e})", r.residual,
+                             State::kMaxResidual));
   // 4. Displacements, stresses, the diagnostics.
   for (index_t c = 0; c < nc; ++c) s.post_process(int(c), b.data() + n * c);
   s.solved = true;

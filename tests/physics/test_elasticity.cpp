@@ -148,6 +148,22 @@ TEST_CASE("E per element: a bar of two materials in series has the exact piecewi
   CHECK(err < 1e-12);
 }
 
+TEST_CASE("moduli too far apart for the factorization: an error at E, no result") {
+  // The bar of two materials, the soft one clamped: at a contrast the factorization cannot resolve
+  // the solve fails or stalls with a large residual, which must not pass for a result.
+  const Grid g = plate(13, 4, 0, 0, 3, 0.6);
+  for (const char* contrast : {"1e300", "1e40"}) {
+    Deck deck = Deck::parse(std::string("elasticity:\n  E: \"x < 1 ? 1 : ") + contrast +
+                                "\"\n  nu: 0.3\n  faces:\n    x-: clamped\n    x+: {type: traction, value: [1, 1]}\n",
+                            "contrast");
+    ElasticityModule<double> m;
+    m.setup(g, deck.root().child("elasticity"), SetupContext{}, 0.0);
+    INFO(contrast);
+    CHECK_THROWS_WITH_AS(m.step(0.0, 0.0), doctest::Contains("elasticity.E: "), DeckError);
+    CHECK_THROWS_WITH_AS(m.step(0.0, 0.0), doctest::Contains("the moduli of the elements span a ratio of"), DeckError);
+  }
+}
+
 TEST_CASE("cantilever: the Timoshenko-Goodier solution, O(h^2), and beam theory") {
   // Plane stress beam 0 <= x <= L, |y| <= D/2, parabolic shear traction of resultant P at x = L.
   // Timoshenko & Goodier's exact solution (clamped with its own displacements at x = 0):
