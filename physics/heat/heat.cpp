@@ -388,21 +388,25 @@ void HeatModule<T>::add_operator(int axis, const T* src, const Run& r, T scale, 
       }
     }
   };
-  const bool wraps = bc_.periodic(axis);  // the ends' outer neighbours: mirrored, or the opposite ends
+  // Node pos's neighbours along the axis: at the ends mirrored, or the opposite ends (periodic).
+  auto at = [&](index_t pos, index_t s, auto&& apply) {
+    index_t sm, sp;
+    if (bc_.periodic(axis)) wrapped_neighbours(pos, n, s, sm, sp);
+    else mirrored_neighbours(pos, n, s, sm, sp);
+    apply(sm, sp);
+  };
   if (axis == 0) {
     const index_t a = r.i0, b = r.i0 + r.w;
     const index_t ia = std::max<index_t>(a, 1), ib = std::min<index_t>(b, n - 1);
     if (ib > ia) kernel(r.o + (ia - a), ib - ia, -1, 1, out + (ia - a));
-    if (a == 0 && !bc_.dirichlet(0, 0)) kernel(r.o, 1, wraps ? n - 1 : 1, 1, out);
-    if (b == n && !bc_.dirichlet(0, 1)) kernel(r.o + (n - 1 - a), 1, -1, wraps ? 1 - n : -1, out + (n - 1 - a));
+    if (a == 0 && !bc_.dirichlet(0, 0)) at(0, 1, [&](index_t sm, index_t sp) { kernel(r.o, 1, sm, sp, out); });
+    if (b == n && !bc_.dirichlet(0, 1))
+      at(n - 1, 1, [&](index_t sm, index_t sp) { kernel(r.o + (n - 1 - a), 1, sm, sp, out + (n - 1 - a)); });
     return;
   }
-  const index_t pos = axis == 1 ? r.j : r.k, s = g_.strides()[axis];
+  const index_t pos = axis == 1 ? r.j : r.k;
   if ((pos == 0 && bc_.dirichlet(axis, 0)) || (pos == n - 1 && bc_.dirichlet(axis, 1))) return;
-  index_t sm, sp;
-  if (wraps) wrapped_neighbours(pos, n, s, sm, sp);
-  else mirrored_neighbours(pos, n, s, sm, sp);
-  kernel(r.o, r.w, sm, sp, out);
+  at(pos, g_.strides()[axis], [&](index_t sm, index_t sp) { kernel(r.o, r.w, sm, sp, out); });
 }
 
 // out += scale * 2 kappa g / h at Neumann-face nodes of `axis` (g: the outward derivative, in
