@@ -2,11 +2,8 @@
 // The face diffusivities of the glioma operator and the line matrices I - w A_axis built from them
 // (namespace tridsim::glioma). D at a face between two nodes is the harmonic mean of theirs
 // (face_mean, core/diffusion.hpp: 0 next to a node with D = 0, exactly symmetric, so a face has
-// one value whichever node asks). Two sources of the same values, one per backend's bound:
-//  - StoredFaces: F_a[o], the face between node o and o + stride_a (0 at a line's last node),
-//    computed once (FaceOf); the host's, whose sweeps are instruction-bound: no divisions in them;
-//  - MeanFaces: recomputed from the node values D; the device's, whose sweeps are bound by memory
-//    traffic: one array read instead of three.
+// one value whichever node asks), stored: F_a[o], the face between node o and o + stride_a (0 at
+// a line's last node), computed once (FaceOf), so the sweeps do no divisions for them.
 // faces(a, o, s) is D at the face between o and its neighbour o + s along axis a (s = +-stride_a);
 // rows(a, n, w) the row source of lines of n rows along axis a with no-flux (Neumann, half-cell)
 // ends, for the solvers of the faces' backend.
@@ -17,7 +14,8 @@
 
 namespace tridsim::glioma {
 
-// Rows from stored faces, for tridiag::solve_lines (load_line / load_row, see coefficients.hpp):
+// Rows from stored faces, for tridiag::solve_lines (load_line / load_row, see coefficients.hpp) and
+// the GPU solvers (stage / row):
 // diffusion_row's rows, as DiffusionRows generates them from D, without the harmonic means.
 template <class T>
 struct FaceLines {
@@ -27,7 +25,11 @@ struct FaceLines {
   index_t n;       // line length (>= 2)
 
   // Row r from the faces left and right of it (core/diffusion.hpp, no-flux ends).
-  void row(index_t r, T kl, T kr, T& A, T& B, T& C) const { diffusion_row(r, n, w, false, false, kl, kr, A, B, C); }
+  TRIDSIM_HOST_DEVICE void row(index_t r, T kl, T kr, T& A, T& B, T& C) const {
+    diffusion_row(r, n, w, false, false, kl, kr, A, B, C);
+  }
+  // As a generator of the GPU solvers (line_solve.cuh): the face right of row r, staged.
+  TRIDSIM_HOST_DEVICE T stage(index_t o, index_t r) const { return r + 1 < n ? F[o] : T(0); }
   // Rows 0..len-1 of the x-line starting at off.
   void load_line(index_t off, index_t len, T* A, T* B, T* C) const {
     const T* f = F + off;
@@ -50,16 +52,6 @@ struct StoredFaces {
   // (the face left of o is F_a[o - stride_a], the one right of it F_a[o])
   TRIDSIM_HOST_DEVICE T operator()(int a, index_t o, index_t s) const { return F[a][o + (s < 0 ? s : 0)]; }
   FaceLines<T> rows(int a, index_t n, T w) const { return {F[a], w, stride[a], n}; }
-};
-
-template <class T>
-struct MeanFaces {
-  const T* D;
-  index_t stride[3];
-  TRIDSIM_HOST_DEVICE T operator()(int, index_t o, index_t s) const {
-    return face_mean<FaceMean::harmonic>(D[o], D[o + s]);
-  }
-  DiffusionRows<T, FaceMean::harmonic> rows(int a, index_t n, T w) const { return {D, stride[a], n, w, false, false}; }
 };
 
 // Fills StoredFaces' arrays from D (a point functor of solvers/exec/points.hpp).

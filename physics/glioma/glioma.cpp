@@ -247,12 +247,11 @@ template class GliomaModule<double>;
 
 namespace glioma {
 
-// The host instantiation of the schemes: stored faces and the first half reaction a pass of its
-// own (the sweeps are instruction-bound here).
+// The host instantiation of the schemes.
 template <class T>
 std::unique_ptr<Stepper<T>> make_host_stepper(const Grid& grid, const Domain* domain,
                                               const std::array<tridiag::Algorithm, 3>& alg, const T* D, double rho) {
-  return std::make_unique<Scheme<T, exec::HostExec<T>, StoredFaces<T>, false>>(grid, domain, alg, D, rho);
+  return std::make_unique<Scheme<T, exec::HostExec<T>>>(grid, domain, alg, D, rho);
 }
 template std::unique_ptr<Stepper<float>> make_host_stepper(const Grid&, const Domain*,
                                                            const std::array<tridiag::Algorithm, 3>&, const float*, double);

@@ -1,5 +1,4 @@
-// The glioma module's schemes (scheme.hpp) on the cuda backend: the CUDA executor, faces
-// recomputed from D and both half reactions fused into the sweeps (memory traffic bounds them).
+// The glioma module's schemes (scheme.hpp) on the cuda backend: the CUDA executor.
 #include "physics/glioma/scheme.hpp"
 #include "solvers/exec/cuda.cuh"
 
@@ -8,7 +7,7 @@ namespace tridsim::glioma {
 template <class T>
 std::unique_ptr<Stepper<T>> make_cuda_stepper(const Grid& grid, const Domain* domain,
                                               const std::array<tridiag::GpuAlgorithm, 3>& alg, const T* D, double rho) {
-  return std::make_unique<Scheme<T, exec::CudaExec<T>, MeanFaces<T>, true>>(grid, domain, alg, D, rho);
+  return std::make_unique<Scheme<T, exec::CudaExec<T>>>(grid, domain, alg, D, rho);
 }
 template std::unique_ptr<Stepper<float>> make_cuda_stepper(const Grid&, const Domain*,
                                                            const std::array<tridiag::GpuAlgorithm, 3>&, const float*,
