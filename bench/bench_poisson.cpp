@@ -4,7 +4,10 @@
 //   poisson2d/<method>/<precision>/n        n x n interior nodes, n = 127 ... 8191,
 //   poisson3d/<method>/<precision>/n        n^3, n = 31 ... 511,
 //   thesis/<method>/<precision>/N/Q         N blocks of size Q (N rows of Q nodes along x),
-//                                           the geometries of Vouronikou & Zisiou (2013).
+//                                           the geometries of Vouronikou & Zisiou (2013);
+//   faces<dim>d/<ends>/<precision>/n        fft-tridiagonal (transform_poisson.hpp) for each axis's
+//                                           faces dd, dn, nn or pp (Dirichlet, Neumann, periodic),
+//                                           n unknowns per axis (comparable to bcr's n).
 // Counters: points/s (interior nodes per second) and bytes/s, the minimal traffic of a solve
 // (read f, write u: 2 * sizeof(T) per node), to be read against the machine's copy bandwidth.
 // The solve works in place; each iteration starts from the same f (the copy is not timed).
@@ -13,11 +16,14 @@
 
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench/poisson_cases.hpp"
 #include "core/aligned.hpp"
 #include "core/fp_env.hpp"
 #include "solvers/cyclic_reduction/poisson.hpp"
+#include "solvers/cyclic_reduction/transform_poisson.hpp"
 
 namespace {
 
@@ -49,9 +55,57 @@ void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::arra
   state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// fft-tridiagonal with the faces `ends` (per axis: "dd", "dn", "nn" or "pp"), n unknowns per axis.
+template <class T>
+void solve_faces(benchmark::State& state, const std::vector<std::string>& ends, index_t n) {
+  cr::TransformPoissonBox b;
+  b.dim = int(ends.size());
+  for (int a = 0; a < b.dim; ++a) {
+    for (int side = 0; side < 2; ++side) {
+      const char c = ends[std::size_t(a)][std::size_t(side)];
+      b.ends[a][side] = c == 'd' ? BoundaryKind::dirichlet : c == 'n' ? BoundaryKind::neumann : BoundaryKind::periodic;
+    }
+    b.n[a] = n + (b.ends[a][0] == BoundaryKind::dirichlet) + (b.ends[a][1] == BoundaryKind::dirichlet);
+    b.h[a] = 1.0 / double(b.periodic(a) ? b.n[a] : b.n[a] - 1);
+  }
+  const cr::TransformPoisson<T> solver(b, /*measure=*/true);
+  AlignedVector<T> f(b.size()), u(b.size());
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (auto& v : f) v = T(dist(rng));
+  if (b.singular()) solver.remove_mean(f.data());  // a compatible right-hand side
+  std::copy(f.begin(), f.end(), u.begin());
+  solver.solve(u.data());  // warm-up, untimed
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::copy(f.begin(), f.end(), u.begin());
+    state.ResumeTiming();
+    solver.solve(u.data());
+    benchmark::DoNotOptimize(u.data());
+    benchmark::ClobberMemory();
+  }
+  const double points = double(b.size());
+  state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 template <class T>
 void register_all(const char* precision) {
   tridsim::bench::register_poisson_cases("", precision, solve<T>, false);
+  const std::vector<std::pair<std::vector<std::string>, std::vector<index_t>>> faces = {
+      {{"dd", "dd"}, {1023, 4095}}, {{"pp", "dd"}, {1023, 4095}}, {{"pp", "nn"}, {1023, 4095}},
+      {{"nn", "nn"}, {1023, 4095}}, {{"dn", "pp"}, {1023, 4095}},
+      {{"dd", "dd", "dd"}, {63, 255}}, {{"pp", "pp", "dd"}, {63, 255}}, {{"pp", "pp", "nn"}, {63, 255}},
+      {{"nn", "nn", "nn"}, {63, 255}}};
+  for (const auto& [ends, sizes] : faces)
+    for (const index_t n : sizes) {
+      std::string name = "faces" + std::to_string(ends.size()) + "d/";
+      for (std::size_t a = 0; a < ends.size(); ++a) name += (a ? "-" : "") + ends[a];
+      name += std::string("/") + precision + "/" + std::to_string(n);
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { solve_faces<T>(s, ends, n); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
 }
 
 }  // namespace
