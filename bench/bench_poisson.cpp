@@ -29,6 +29,26 @@ namespace {
 
 using namespace tridsim;
 
+// Times solve(u) with u = f at the start of each iteration (the copy is not timed), after one
+// untimed warm-up solve (first touch of the work arrays, thread start-up).
+template <class T, class Solve>
+void time_solves(benchmark::State& state, const AlignedVector<T>& f, const Solve& solve) {
+  AlignedVector<T> u(f.size());
+  std::copy(f.begin(), f.end(), u.begin());
+  solve(u.data());
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::copy(f.begin(), f.end(), u.begin());
+    state.ResumeTiming();
+    solve(u.data());
+    benchmark::DoNotOptimize(u.data());
+    benchmark::ClobberMemory();
+  }
+  const double points = double(f.size());
+  state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 template <class T>
 void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::array<index_t, 3> m) {
   cr::PoissonBox b;
@@ -36,23 +56,11 @@ void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::arra
   b.m = m;
   for (int a = 0; a < dim; ++a) b.h[a] = 1.0 / double(m[a] + 1);
   const cr::PoissonSolver<T> solver(b, method, /*fft_measure=*/true);
-  AlignedVector<T> f(b.size()), u(b.size());
+  AlignedVector<T> f(b.size());
   std::mt19937 rng(1);
   std::uniform_real_distribution<double> dist(-1, 1);
   for (auto& v : f) v = T(dist(rng));
-  std::copy(f.begin(), f.end(), u.begin());
-  solver.solve(u.data());  // warm-up, untimed: first touch of the work arrays, thread start-up
-  for (auto _ : state) {
-    state.PauseTiming();
-    std::copy(f.begin(), f.end(), u.begin());
-    state.ResumeTiming();
-    solver.solve(u.data());
-    benchmark::DoNotOptimize(u.data());
-    benchmark::ClobberMemory();
-  }
-  const double points = double(b.size());
-  state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
+  time_solves<T>(state, f, [&](T* u) { solver.solve(u); });
 }
 
 // fft-tridiagonal with the faces `ends` (per axis: "dd", "dn", "nn" or "pp"), n unknowns per axis.
@@ -69,24 +77,12 @@ void solve_faces(benchmark::State& state, const std::vector<std::string>& ends, 
     b.h[a] = 1.0 / double(b.periodic(a) ? b.n[a] : b.n[a] - 1);
   }
   const cr::TransformPoisson<T> solver(b, /*measure=*/true);
-  AlignedVector<T> f(b.size()), u(b.size());
+  AlignedVector<T> f(b.size());
   std::mt19937 rng(1);
   std::uniform_real_distribution<double> dist(-1, 1);
   for (auto& v : f) v = T(dist(rng));
   if (b.singular()) solver.remove_mean(f.data());  // a compatible right-hand side
-  std::copy(f.begin(), f.end(), u.begin());
-  solver.solve(u.data());  // warm-up, untimed
-  for (auto _ : state) {
-    state.PauseTiming();
-    std::copy(f.begin(), f.end(), u.begin());
-    state.ResumeTiming();
-    solver.solve(u.data());
-    benchmark::DoNotOptimize(u.data());
-    benchmark::ClobberMemory();
-  }
-  const double points = double(b.size());
-  state.counters["points/s"] = benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["bytes/s"] = benchmark::Counter(2.0 * sizeof(T) * points, benchmark::Counter::kIsIterationInvariantRate);
+  time_solves<T>(state, f, [&](T* u) { solver.solve(u); });
 }
 
 template <class T>

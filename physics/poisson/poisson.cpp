@@ -93,6 +93,18 @@ std::string node_text(const Grid& g, index_t o) {
   return s + ")";
 }
 
+// ||r||_2 / ||b||_2 (||r||_2 where b is 0), summed in double.
+template <class T>
+double relative_norm(index_t n, const T* r, const T* b) {
+  double rr = 0, bb = 0;
+#pragma omp parallel for reduction(+ : rr, bb)
+  for (index_t i = 0; i < n; ++i) {
+    rr += double(r[i]) * double(r[i]);
+    bb += double(b[i]) * double(b[i]);
+  }
+  return bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+}
+
 // A DeckError at the key that gives `face` (its own, or `all`).
 [[noreturn]] void fail_face(const DeckNode& s, const Face& face, const std::string& what) {
   const DeckNode bc = s.child("boundary");
@@ -371,13 +383,7 @@ void PoissonModule<T>::solve_fast() {
   // The discrete residual, a check that the solve did what it says.
   AlignedVector<T> r(b.size());
   cr::poisson_residual<T>(b, w.data(), rhs.data(), r.data());
-  double rr = 0, ff = 0;
-#pragma omp parallel for reduction(+ : rr, ff)
-  for (index_t i = 0; i < b.size(); ++i) {
-    rr += double(r[i]) * double(r[i]);
-    ff += double(rhs[i]) * double(rhs[i]);
-  }
-  residual_ = ff > 0 ? std::sqrt(rr / ff) : std::sqrt(rr);
+  residual_ = relative_norm(b.size(), r.data(), rhs.data());
 }
 
 template <class T>
@@ -463,13 +469,7 @@ void PoissonModule<T>::solve_transform() {
                 u_.data() + g_.index(first[0], first[1] + j, first[2] + k));
   AlignedVector<T> r(box.size());
   transform_->residual(w.data(), rhs_.data(), r.data());
-  double rr = 0, bb = 0;
-#pragma omp parallel for reduction(+ : rr, bb)
-  for (index_t i = 0; i < box.size(); ++i) {
-    rr += double(r[i]) * double(r[i]);
-    bb += double(rhs_[i]) * double(rhs_[i]);
-  }
-  residual_ = bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+  residual_ = relative_norm(box.size(), r.data(), rhs_.data());
 }
 
 template <class T>
