@@ -5,9 +5,11 @@
 //   poisson3d/<method>/<precision>/n        n^3, n = 31 ... 511,
 //   thesis/<method>/<precision>/N/Q         N blocks of size Q (N rows of Q nodes along x),
 //                                           the geometries of Vouronikou & Zisiou (2013);
-//   faces<dim>d/<ends>/<precision>/n        fft-tridiagonal (transform_poisson.hpp) for each axis's
+//   faces<dim>d/<ends>/<precision>/N        fft-tridiagonal (transform_poisson.hpp) for each axis's
 //                                           faces dd, dn, nn or pp (Dirichlet, Neumann, periodic),
-//                                           n unknowns per axis (comparable to bcr's n).
+//                                           N intervals per axis: N + 1 nodes, N on a periodic axis
+//                                           (the transforms' natural sizes; dd has N - 1 unknowns,
+//                                           as bcr's N - 1).
 // Counters: points/s (interior nodes per second) and bytes/s, the minimal traffic of a solve
 // (read f, write u: 2 * sizeof(T) per node), to be read against the machine's copy bandwidth.
 // The solve works in place; each iteration starts from the same f (the copy is not timed).
@@ -63,7 +65,7 @@ void solve(benchmark::State& state, cr::PoissonMethod method, int dim, std::arra
   time_solves<T>(state, f, [&](T* u) { solver.solve(u); });
 }
 
-// fft-tridiagonal with the faces `ends` (per axis: "dd", "dn", "nn" or "pp"), n unknowns per axis.
+// fft-tridiagonal with the faces `ends` (per axis: "dd", "dn", "nn" or "pp"), N intervals per axis.
 template <class T>
 void solve_faces(benchmark::State& state, const std::vector<std::string>& ends, index_t n) {
   cr::TransformPoissonBox b;
@@ -73,8 +75,8 @@ void solve_faces(benchmark::State& state, const std::vector<std::string>& ends, 
       const char c = ends[std::size_t(a)][std::size_t(side)];
       b.ends[a][side] = c == 'd' ? BoundaryKind::dirichlet : c == 'n' ? BoundaryKind::neumann : BoundaryKind::periodic;
     }
-    b.n[a] = n + (b.ends[a][0] == BoundaryKind::dirichlet) + (b.ends[a][1] == BoundaryKind::dirichlet);
-    b.h[a] = 1.0 / double(b.periodic(a) ? b.n[a] : b.n[a] - 1);
+    b.n[a] = b.periodic(a) ? n : n + 1;
+    b.h[a] = 1.0 / double(n);
   }
   const cr::TransformPoisson<T> solver(b, /*measure=*/true);
   AlignedVector<T> f(b.size());
@@ -89,10 +91,10 @@ template <class T>
 void register_all(const char* precision) {
   tridsim::bench::register_poisson_cases("", precision, solve<T>, false);
   const std::vector<std::pair<std::vector<std::string>, std::vector<index_t>>> faces = {
-      {{"dd", "dd"}, {1023, 4095}}, {{"pp", "dd"}, {1023, 4095}}, {{"pp", "nn"}, {1023, 4095}},
-      {{"nn", "nn"}, {1023, 4095}}, {{"dn", "pp"}, {1023, 4095}},
-      {{"dd", "dd", "dd"}, {63, 255}}, {{"pp", "pp", "dd"}, {63, 255}}, {{"pp", "pp", "nn"}, {63, 255}},
-      {{"nn", "nn", "nn"}, {63, 255}}};
+      {{"dd", "dd"}, {1024, 4096}}, {{"pp", "dd"}, {1024, 4096}}, {{"pp", "nn"}, {1024, 4096}},
+      {{"nn", "nn"}, {1024, 4096}}, {{"dn", "pp"}, {1024, 4096}},
+      {{"dd", "dd", "dd"}, {64, 256}}, {{"pp", "pp", "dd"}, {64, 256}}, {{"pp", "pp", "nn"}, {64, 256}},
+      {{"nn", "nn", "nn"}, {64, 256}}};
   for (const auto& [ends, sizes] : faces)
     for (const index_t n : sizes) {
       std::string name = "faces" + std::to_string(ends.size()) + "d/";
