@@ -194,8 +194,12 @@ void PoissonModule<T>::choose_method(const DeckNode& s, Backend backend) {
       method_ = cuda && !periodic && any_dirichlet ? PoissonModuleMethod::multifrontal
                                                   : PoissonModuleMethod::fft_tridiagonal;
   }
+  // project has nothing to project unless fft-tridiagonal solves with no Dirichlet face (require,
+  // the default, is then true as it stands).
   auto no_compatibility = [&](const std::string& why) {
-    if (s.has("compatibility")) s.fail("compatibility", "applies to fft-tridiagonal with no dirichlet face; " + why);
+    if (s.has("compatibility") &&
+        s.get_enum("compatibility", kPoissonCompatibilityNames) == PoissonCompatibility::project)
+      s.fail("compatibility", "project applies to fft-tridiagonal with no dirichlet face; " + why);
   };
   if (method_ == PoissonModuleMethod::multifrontal) {
     if (s.has("refine"))

@@ -298,8 +298,8 @@ TEST_CASE("face mixes a method cannot take give one clear error") {
         Backend::cuda);
   fails(deck("auto", {NN, NN}, "0"), "poisson.boundary: no face is dirichlet (a singular problem", Backend::cuda);
   fails(deck("auto", ends, "1", "  refine: on\n"), "poisson.refine: applies to bcr, bcr4 and fft");
-  fails(deck("auto", ends, "1", "  compatibility: project\n"), "poisson.compatibility: applies to fft-tridiagonal with "
-                                                               "no dirichlet face");
+  fails(deck("auto", ends, "1", "  compatibility: project\n"), "poisson.compatibility: project applies to fft-tridiagonal "
+                                                               "with no dirichlet face");
   fails("poisson:\n  source: 1\n  boundary:\n    all: {type: dirichlet, value: 0}\n    x-: {type: periodic}\n",
         "face x- is periodic, so x+ must be too");
   fails("poisson:\n  source: 1\n  compatibility: sometimes\n  boundary:\n    all: {type: neumann, value: 0}\n",
