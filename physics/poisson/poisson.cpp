@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "core/diffusion.hpp"
 #include "core/errors.hpp"
 #include "core/hdf5_support.hpp"
 #include "physics/module_keys.hpp"
@@ -92,6 +93,18 @@ std::string node_text(const Grid& g, index_t o) {
   return s + ")";
 }
 
+// ||r||_2 / ||b||_2 (||r||_2 where b is 0), summed in double.
+template <class T>
+double relative_norm(index_t n, const T* r, const T* b) {
+  double rr = 0, bb = 0;
+#pragma omp parallel for reduction(+ : rr, bb)
+  for (index_t i = 0; i < n; ++i) {
+    rr += double(r[i]) * double(r[i]);
+    bb += double(b[i]) * double(b[i]);
+  }
+  return bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+}
+
 // A DeckError at the key that gives `face` (its own, or `all`).
 [[noreturn]] void fail_face(const DeckNode& s, const Face& face, const std::string& what) {
   const DeckNode bc = s.child("boundary");
@@ -160,18 +173,48 @@ void PoissonModule<T>::require_matrix_range(const DeckNode& s) const {
                                        k, entry, h, top, std::sqrt(top), std::is_same_v<T, float> ? "float" : "double"));
 }
 
-// auto: multifrontal when kappa varies or a face is Neumann; a fast method named in the deck
-// must be able to solve the problem.
+// auto: multifrontal when kappa varies; fft-tridiagonal for a constant kappa with a face that is
+// not Dirichlet (multifrontal on the cuda backend, for Neumann faces beside a Dirichlet one); else a
+// fast method. A method named in the deck must be able to solve the problem.
 template <class T>
-void PoissonModule<T>::choose_method(const DeckNode& s) {
-  const Face* neumann = nullptr;
-  for (const Face& f : bc_.faces())
+void PoissonModule<T>::choose_method(const DeckNode& s, Backend backend) {
+  const Face *neumann = nullptr, *periodic = nullptr;
+  bool any_dirichlet = false;
+  for (const Face& f : bc_.faces()) {
     if (f.kind == BoundaryKind::neumann && !neumann) neumann = &f;
-  const bool varies = !kappa_.empty();
-  if (method_ == PoissonModuleMethod::automatic && (varies || neumann)) method_ = PoissonModuleMethod::multifrontal;
+    if (f.kind == BoundaryKind::periodic && !periodic) periodic = &f;
+    if (f.kind == BoundaryKind::dirichlet) any_dirichlet = true;
+  }
+  const Face* other = periodic ? periodic : neumann;  // a face that is not Dirichlet
+  const bool varies = !kappa_.empty(), cuda = backend == Backend::cuda;
+  const bool named = method_ != PoissonModuleMethod::automatic;  // by the deck
+  if (method_ == PoissonModuleMethod::automatic) {
+    if (varies) method_ = PoissonModuleMethod::multifrontal;
+    else if (other)
+      method_ = cuda && !periodic && any_dirichlet ? PoissonModuleMethod::multifrontal
+                                                  : PoissonModuleMethod::fft_tridiagonal;
+  }
+  // project has nothing to project unless fft-tridiagonal solves with no Dirichlet face (require,
+  // the default, is then true as it stands).
+  auto no_compatibility = [&](const std::string& why) {
+    if (s.has("compatibility") &&
+        s.get_enum("compatibility", kPoissonCompatibilityNames) == PoissonCompatibility::project)
+      s.fail("compatibility", "project applies to fft-tridiagonal with no dirichlet face; " + why);
+  };
   if (method_ == PoissonModuleMethod::multifrontal) {
     if (s.has("refine"))
       s.fail("refine", "applies to bcr, bcr4 and fft; multifrontal refines until the residual stops falling");
+    if (periodic)
+      fail_face(s, *periodic,
+                varies ? "periodic faces are solved by fft-tridiagonal, which takes a constant conductivity, and "
+                         "poisson.conductivity varies; multifrontal takes dirichlet and neumann faces only"
+                       : "multifrontal takes dirichlet and neumann faces only: use method: fft-tridiagonal (or auto)");
+    if (!any_dirichlet)
+      s.fail("boundary", std::string("no face is dirichlet: with Neumann faces only, u is fixed only up to a constant "
+                                     "(the problem is singular), which multifrontal does not solve; give at least one "
+                                     "face type: dirichlet") +
+                             (varies || cuda ? "" : ", or use method: fft-tridiagonal (or auto), which does"));
+    no_compatibility("here multifrontal solves");
     return;
   }
   const std::string name = method_ == PoissonModuleMethod::automatic
@@ -180,13 +223,31 @@ void PoissonModule<T>::choose_method(const DeckNode& s) {
   if (varies)
     s.fail("method", name + " solves a constant conductivity, and poisson.conductivity varies: use method: "
                             "multifrontal (or auto)");
-  if (neumann)
-    s.fail("method", name + " needs type: dirichlet on every face, and face " + neumann->name() +
-                         " is neumann: use method: multifrontal (or auto)");
+  if (method_ == PoissonModuleMethod::fft_tridiagonal) {
+    if (cuda) {
+      const std::string why = "runs on the cpu backend only (its cuFFT version is not written yet, issue 37): use "
+                              "backend: cpu";
+      if (named) s.fail("method", "fft-tridiagonal " + why + (periodic || !any_dirichlet ? "" : ", or method: multifrontal"));
+      if (periodic) fail_face(s, *periodic, "periodic faces are solved by fft-tridiagonal, which " + why);
+      s.fail("boundary", "no face is dirichlet (a singular problem, which multifrontal does not take), and "
+                         "fft-tridiagonal " + why);
+    }
+    if (s.has("refine")) s.fail("refine", "applies to bcr, bcr4 and fft; fft-tridiagonal solves to rounding");
+    if (any_dirichlet) no_compatibility("here a face is dirichlet, so the problem is not singular: remove the key");
+    return;
+  }
+  if (other)
+    s.fail("method", name + " needs type: dirichlet on every face, and face " + other->name() + " is " +
+                         name_of(kBoundaryKindNamesPeriodic, other->kind) + ": use method: fft-tridiagonal" +
+                         (periodic ? "" : " or multifrontal") + " (or auto)");
+  no_compatibility("here every face is dirichlet: remove the key");
 }
 
 template <class T>
-void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupContext& ctx, double t0) {
+void PoissonModule<T>::setup(const Grid& whole, const DeckNode& s, const SetupContext& ctx, double t0) {
+  // Periodic axes (the driver's grid says the same; a test's may not): n distinct nodes, h = L/n.
+  Grid grid = whole;
+  grid.periodic = Boundary::periodic_axes(s, grid.dim);
   g_ = grid;
   t0_ = t0;
   // 1. Method (resolved in 5, once the problem is known).
@@ -215,27 +276,23 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   const double kappa_min = kappa_.empty() ? kappa0_ : *std::min_element(kappa_.begin(), kappa_.end());
   require_solve_headroom<T>(s, "source", grid, largest_magnitude(grid.size(), f_.data()), SteadyData::source, kappa_min);
 
-  // 4. The faces: Dirichlet values or Neumann derivatives du/dn (outward normal), finite and steady;
-  //    at least one face Dirichlet, else u is fixed only up to a constant.
-  bc_.read(s, grid, ctx.constants);
+  // 4. The faces: Dirichlet values or Neumann derivatives du/dn (outward normal), finite and steady,
+  //    or periodic (both faces of an axis).
+  bc_.read(s, grid, ctx.constants, {}, true);
   for (const Face& f : bc_.faces())
     if (f.value.uses_time()) fail_face(s, f, "the problem is steady: boundary values may not use t");
   bc_.require_finite(s, {t0});
   neumann_.assign(bc_.faces().size(), {});
-  bool any_dirichlet = false;
   for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
     const Face& f = bc_.faces()[fi];
+    if (f.kind == BoundaryKind::periodic) continue;
     std::vector<double> values(static_cast<std::size_t>(f.size()));
     f.evaluate(grid, t0, values.data());
     require_solve_headroom<T>(face_spec(s.child("boundary"), f.name()), "value", grid,
                               largest_magnitude(index_t(values.size()), values.data()),
                               f.kind == BoundaryKind::neumann ? SteadyData::neumann : SteadyData::dirichlet);
     if (f.kind == BoundaryKind::neumann) neumann_[fi] = std::move(values);
-    else any_dirichlet = true;
   }
-  if (!any_dirichlet)
-    s.fail("boundary", "no face is dirichlet: with Neumann faces only, u is fixed only up to a constant (the "
-                       "problem is singular); give at least one face type: dirichlet");
   if (s.has("exact")) {
     exact_ = Expression::from_deck(s, "exact", ctx.constants);
     if (exact_->uses_time()) s.fail("exact", "the problem is steady: the exact solution may not use t");
@@ -246,7 +303,8 @@ void PoissonModule<T>::setup(const Grid& grid, const DeckNode& s, const SetupCon
   bc_.impose_dirichlet(t0, u_.data());
 
   // 5. The solver (analysis, plans and tables are made here, once).
-  choose_method(s);
+  choose_method(s, ctx.backend);
+  if (method_ == PoissonModuleMethod::fft_tridiagonal) return setup_transform(s);
   if (method_ == PoissonModuleMethod::multifrontal) {
     require_matrix_range(s);
     sparse_ = std::make_unique<PoissonSparse<T>>(grid, bc_, kappa_, kappa0_, ctx.backend);
@@ -329,13 +387,93 @@ void PoissonModule<T>::solve_fast() {
   // The discrete residual, a check that the solve did what it says.
   AlignedVector<T> r(b.size());
   cr::poisson_residual<T>(b, w.data(), rhs.data(), r.data());
-  double rr = 0, ff = 0;
-#pragma omp parallel for reduction(+ : rr, ff)
-  for (index_t i = 0; i < b.size(); ++i) {
-    rr += double(r[i]) * double(r[i]);
-    ff += double(rhs[i]) * double(rhs[i]);
+  residual_ = relative_norm(b.size(), r.data(), rhs.data());
+}
+
+template <class T>
+cr::TransformPoissonBox PoissonModule<T>::transform_box() const {
+  cr::TransformPoissonBox b;
+  b.dim = g_.dim;
+  for (int a = 0; a < g_.dim; ++a) {
+    b.n[a] = g_.n[a];
+    b.h[a] = g_.h(a);
+    for (int side = 0; side < 2; ++side) b.ends[a][side] = bc_.kind(a, side);
   }
-  residual_ = ff > 0 ? std::sqrt(rr / ff) : std::sqrt(rr);
+  return b;
+}
+
+// fft-tridiagonal: the right-hand side over the unknowns (the nodes not on a Dirichlet face) is
+// f / kappa, plus the Dirichlet neighbours / h^2 and, on Neumann faces, 2 g / h (the half cell's
+// flux, as for multifrontal). With no Dirichlet face it must balance, or is made to.
+template <class T>
+void PoissonModule<T>::setup_transform(const DeckNode& s) {
+  const cr::TransformPoissonBox box = transform_box();
+  transform_ = std::make_unique<cr::TransformPoisson<T>>(box);
+  const std::array<index_t, 3> m{box.m(0), box.m(1), box.m(2)}, first{box.first(0), box.first(1), box.first(2)};
+  auto unknown = [&](index_t i, index_t j, index_t k) { return i + m[0] * (j + m[1] * k); };
+  rhs_.assign(box.size(), T(0));
+  const T inv_kappa = T(1 / kappa0_);  // -kappa0 Lap u = f is -Lap u = f / kappa0
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t k = 0; k < m[2]; ++k)
+    for (index_t j = 0; j < m[1]; ++j)
+      for (index_t i = 0; i < m[0]; ++i)
+        rhs_[unknown(i, j, k)] = f_[g_.index(first[0] + i, first[1] + j, first[2] + k)] * inv_kappa;
+  for (std::size_t fi = 0; fi < bc_.faces().size(); ++fi) {
+    const Face& f = bc_.faces()[fi];
+    if (f.kind == BoundaryKind::periodic) continue;
+    const int a = f.axis;
+    const double inv_h = 1 / g_.h(a);
+    for (index_t iq = 0; iq < m[f.q]; ++iq)
+      for (index_t ip = 0; ip < m[f.p]; ++ip) {
+        std::array<index_t, 3> at{};  // the unknown next to (Dirichlet) or on (Neumann) the face
+        at[a] = f.side ? m[a] - 1 : 0;
+        at[f.p] = ip;
+        at[f.q] = iq;
+        std::array<index_t, 3> node{first[0] + at[0], first[1] + at[1], first[2] + at[2]};
+        T& r = rhs_[unknown(at[0], at[1], at[2])];
+        if (f.kind == BoundaryKind::neumann) {
+          const double g = neumann_[fi][(first[f.p] + ip) + f.np * (first[f.q] + iq)];  // face array x-fastest
+          r += T(neumann_flux_term(1.0, g, inv_h));
+        } else {
+          node[a] = f.fixed;
+          r += T(double(u_[g_.index(node[0], node[1], node[2])]) * inv_h * inv_h);
+        }
+      }
+  }
+  if (!box.singular()) return;
+  const auto mode = s.get_enum_or_default("compatibility", kPoissonCompatibilityNames, poisson_keys());
+  const double mean = transform_->weighted_mean(rhs_.data()), size = transform_->weighted_mean(rhs_.data(), true);
+  const double tolerance = 1e3 * std::numeric_limits<T>::epsilon();
+  if (mode == PoissonCompatibility::require && std::abs(mean) > tolerance * size)
+    s.fail("compatibility",
+           fmt::format("no face is dirichlet, so u is fixed only up to a constant and a solution exists only when "
+                       "f balances the boundary fluxes: the mean of f + 2 kappa du/dn / h over the nodes (half "
+                       "weights on Neumann faces) must vanish, and it is {:.3g} ({:.3g} of its mean magnitude, more "
+                       "than {:.1g}): correct poisson.source or the Neumann values, or set poisson.compatibility: "
+                       "project to subtract that mean from f",
+                       mean * kappa0_, std::abs(mean) / size, tolerance));
+  if (mode == PoissonCompatibility::project) {
+    transform_->remove_mean(rhs_.data());
+    projected_mean_ = mean * kappa0_;
+    spdlog::info("poisson: compatibility: project subtracted the mean {:.3g} of f and the boundary fluxes",
+                 projected_mean_);
+  }
+}
+
+template <class T>
+void PoissonModule<T>::solve_transform() {
+  const cr::TransformPoissonBox box = transform_->box();
+  const std::array<index_t, 3> m{box.m(0), box.m(1), box.m(2)}, first{box.first(0), box.first(1), box.first(2)};
+  AlignedVector<T> w = rhs_;
+  transform_->solve(w.data());
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t k = 0; k < m[2]; ++k)
+    for (index_t j = 0; j < m[1]; ++j)
+      std::copy(w.data() + m[0] * (j + m[1] * k), w.data() + m[0] * (j + m[1] * k + 1),
+                u_.data() + g_.index(first[0], first[1] + j, first[2] + k));
+  AlignedVector<T> r(box.size());
+  transform_->residual(w.data(), rhs_.data(), r.data());
+  residual_ = relative_norm(box.size(), r.data(), rhs_.data());
 }
 
 template <class T>
@@ -350,6 +488,7 @@ void PoissonModule<T>::solve_sparse() {
 template <class T>
 void PoissonModule<T>::step(double /*t*/, double /*dt*/) {
   if (sparse_) solve_sparse();
+  else if (transform_) solve_transform();
   else solve_fast();
   solved_ = true;
   if (exact_) {

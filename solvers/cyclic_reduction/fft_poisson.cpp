@@ -2,55 +2,17 @@
 
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <vector>
-
-#include <fftw3.h>
-#include <omp.h>
 
 #include "core/aligned.hpp"
 #include "core/errors.hpp"
+#include "solvers/cyclic_reduction/fftw_plans.hpp"
 
 namespace tridsim::cr {
 
-namespace {
-
-// FFTW's planner is not thread-safe; its thread support is initialised once.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
-
 template <class T>
-struct Fftw;
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  static void init() { fftw_init_threads(); }
-  static void threads(int n) { fftw_plan_with_nthreads(n); }
-  static void timelimit(double s) { fftw_set_timelimit(s); }
-  static plan make(int rank, const int* n, double* p, const fftw_r2r_kind* k, unsigned flags) {
-    return fftw_plan_r2r(rank, n, p, p, k, flags);
-  }
-  static void run(plan pl, double* p) { fftw_execute_r2r(pl, p, p); }
-  static void destroy(plan pl) { fftw_destroy_plan(pl); }
-  static int alignment(const double* p) { return fftw_alignment_of(const_cast<double*>(p)); }
-};
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  static void init() { fftwf_init_threads(); }
-  static void threads(int n) { fftwf_plan_with_nthreads(n); }
-  static void timelimit(double s) { fftwf_set_timelimit(s); }
-  static plan make(int rank, const int* n, float* p, const fftw_r2r_kind* k, unsigned flags) {
-    return fftwf_plan_r2r(rank, n, p, p, k, flags);
-  }
-  static void run(plan pl, float* p) { fftwf_execute_r2r(pl, p, p); }
-  static void destroy(plan pl) { fftwf_destroy_plan(pl); }
-  static int alignment(const float* p) { return fftwf_alignment_of(const_cast<float*>(p)); }
-};
-
-}  // namespace
+using Fftw = fftw::Api<T>;
+using fftw::planner_mutex;
 
 template <class T>
 struct FftPoisson<T>::Impl {
@@ -93,13 +55,7 @@ FftPoisson<T>::FftPoisson(int dim, std::array<index_t, 3> m, std::array<double, 
   AlignedVector<T> scratch(s.size);
   {
     std::lock_guard<std::mutex> lock(planner_mutex());
-    static std::once_flag once;
-    std::call_once(once, [] {
-      Fftw<double>::init();
-      Fftw<float>::init();
-    });
-    Fftw<T>::threads(omp_get_max_threads());
-    Fftw<T>::timelimit(10.0);  // FFTW_MEASURE tries plans for at most this many seconds
+    fftw::prepare_planner<T>();
     s.plan = Fftw<T>::make(dim, n, scratch.data(), kinds, measure ? FFTW_MEASURE : FFTW_ESTIMATE);
   }
   if (!s.plan) throw Error("fft Poisson solver: FFTW could not make a plan");

@@ -257,9 +257,12 @@ refused_both bvpneumann "bvp.boundary.x-.value: has values up to 1e+200, .*(|du/
     > bigsource.log 2>&1 || { fail "a large source within the solve's range refused"; cat bigsource.log; }
 refused_both poissonkappa "poisson.conductivity: reaches 1e+300: the matrix entries kappa / h^2 = 2.56e+302" \
   "$src/inputs/poisson_variable2d.yaml" --set grid.n=[33,17] --set constants.k_copper=1e300  # (NaN in the solve)
-# A constant kappa scales the multifrontal solve's matrix too (faces Neumann); the fast methods divide f by it.
+# A constant kappa scales the multifrontal solve's matrix too (faces Neumann); the fast methods, and
+# fft-tridiagonal (auto's choice there), divide f by it.
 refused_both poissonkappaconstant "poisson.conductivity: reaches 1e+308: the matrix entries kappa / h^2 = inf" \
-  "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.conductivity=1e308
+  "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.conductivity=1e308 --set poisson.method=multifrontal
+"$tridsim" run "$src/inputs/poisson_variable2d.yaml" --set grid.n=[17,9] --set poisson.conductivity=1e308 -o bigkappafaces \
+    > bigkappafaces.log 2>&1 || { fail "a huge constant kappa refused by fft-tridiagonal"; cat bigkappafaces.log; }
 "$tridsim" run "$src/inputs/poisson2d.yaml" --set grid.n=[9,9] --set poisson.conductivity=1e308 -o bigkappafast \
     > bigkappafast.log 2>&1 || { fail "a huge constant kappa refused by a fast method"; cat bigkappafast.log; }
 # Data that the first step (or the solve) multiplies must leave it room, as initial data must (each

@@ -172,7 +172,7 @@ TEST_CASE("bad decks give one clear error") {
     CHECK_THROWS_WITH_AS(m.setup(g, deck.root().child("poisson"), ctx, 0.0), doctest::Contains(part.c_str()),
                          DeckError);
   };
-  fails(section("cyclic", "\"1\"", "0"), "expected auto, bcr, bcr4, fft or multifrontal");
+  fails(section("cyclic", "\"1\"", "0"), "expected auto, bcr, bcr4, fft, fft-tridiagonal or multifrontal");
   fails(section("bcr", "\"t*x\"", "0"), "not t");
   fails("poisson:\n  source: 1\n  boundary:\n    all: {type: neumann, value: 0}\n", "no face is dirichlet");
   fails("poisson:\n  source: \"sin(\"\n  boundary:\n    all: {type: dirichlet, value: 0}\n", "source");

@@ -262,10 +262,10 @@ TEST_CASE("bad variable-conductivity decks give one clear error") {
           "poisson.method: " + std::string(method) + " solves a constant conductivity, and poisson.conductivity varies: "
                                                      "use method: multifrontal");
     fails("poisson:\n  method: " + std::string(method) + "\n  source: 1\n" + mixed,
-          "face y+ is neumann: use method: multifrontal");
+          "face y+ is neumann: use method: fft-tridiagonal or multifrontal");
   }
   fails("poisson:\n  source: 1\n  boundary:\n    all: {type: neumann, value: 0}\n",
-        "poisson.boundary: no face is dirichlet");
+        "poisson.compatibility: no face is dirichlet");
   fails("poisson:\n  method: multifrontal\n  conductivity: \"1 + x\"\n  source: 1\n  boundary:\n"
         "    all: {type: neumann, value: 0}\n",
         "give at least one face type: dirichlet");

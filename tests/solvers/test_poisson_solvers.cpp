@@ -11,7 +11,10 @@
 //  3. second-order convergence of the discrete solution to a smooth exact solution;
 //  4. the scalar Toeplitz cyclic reduction against Thomas;
 //  5. float: residual <= 2e-4 relative (cond * eps_float with cond ~ (n/pi)^2 for n <= 64);
-//  6. one step of iterative refinement (Refine::on; automatic for bcr/bcr4 from 2048^2 nodes).
+//  6. one step of iterative refinement (Refine::on; automatic for bcr/bcr4 from 2048^2 nodes);
+//  7. the transform-tridiagonal solver (transform_poisson.hpp) for every face mix, 1D-3D: the
+//     residual of its stencil (written apart from the transforms) for random right-hand sides,
+//     made compatible where no end is Dirichlet, and then a solution of weighted mean 0.
 // The sizes 8191^2 and 255^3 (past the refinement threshold) are in poisson_solvers_large (label slow).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -19,6 +22,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +30,7 @@
 #include "core/aligned.hpp"
 #include "solvers/cyclic_reduction/poisson.hpp"
 #include "solvers/cyclic_reduction/toeplitz_cr.hpp"
+#include "solvers/cyclic_reduction/transform_poisson.hpp"
 #include "tests/common/poisson_residual.hpp"
 
 using namespace tridsim;
@@ -221,6 +226,52 @@ TEST_CASE("float") {
       const PoissonBox b = box(dim, s, 0.0);
       INFO(name(b, m));
       CHECK(check_residual<float>(b, m, 11) <= 2e-4);
+    }
+  }
+}
+
+// ||b - A u|| / ||b|| of the transform solver for random b over `nodes` with each axis's ends
+// (0: Dirichlet-Dirichlet, 1: Dirichlet-Neumann, 2: Neumann-Dirichlet, 3: Neumann-Neumann,
+// 4: periodic) taken from the digits of `mix` in base 5.
+template <class T>
+double transform_residual(int dim, std::array<index_t, 3> nodes, int mix, unsigned seed) {
+  using K = BoundaryKind;
+  const K kinds[5][2] = {{K::dirichlet, K::dirichlet}, {K::dirichlet, K::neumann}, {K::neumann, K::dirichlet},
+                         {K::neumann, K::neumann}, {K::periodic, K::periodic}};
+  TransformPoissonBox b;
+  b.dim = dim;
+  for (int a = 0; a < dim; ++a, mix /= 5) {
+    b.n[a] = nodes[a];
+    b.ends[a] = {kinds[mix % 5][0], kinds[mix % 5][1]};
+    b.h[a] = (1.0 + 0.3 * a) / double(b.periodic(a) ? nodes[a] : nodes[a] - 1);
+  }
+  const TransformPoisson<T> solver(b);
+  auto f = random_rhs<T>(b.size(), seed);
+  if (b.singular()) solver.remove_mean(f.data());
+  auto u = f;
+  solver.solve(u.data());
+  if (b.singular()) CHECK(std::abs(solver.weighted_mean(u.data())) <= 1e3 * std::numeric_limits<T>::epsilon() *
+                                                                        solver.weighted_mean(u.data(), true));
+  AlignedVector<T> r(b.size());
+  solver.residual(u.data(), f.data(), r.data());
+  double rr = 0, ff = 0;
+  for (index_t i = 0; i < b.size(); ++i) {
+    rr += double(r[i]) * double(r[i]);
+    ff += double(f[i]) * double(f[i]);
+  }
+  return std::sqrt(rr / ff);
+}
+
+TEST_CASE("transform-tridiagonal solver: residual for every face mix, 1D to 3D, double and float") {
+  const std::vector<std::pair<int, std::array<index_t, 3>>> shapes = {
+      {1, {3, 1, 1}}, {1, {4, 1, 1}}, {1, {31, 1, 1}}, {2, {3, 4, 1}}, {2, {7, 9, 1}},
+      {2, {33, 20, 1}}, {3, {3, 4, 5}}, {3, {9, 6, 7}}};
+  for (const auto& [dim, nodes] : shapes) {
+    const int mixes = dim == 1 ? 5 : dim == 2 ? 25 : 125;
+    for (int mix = 0; mix < mixes; ++mix) {
+      INFO(dim << "D " << nodes[0] << "x" << nodes[1] << "x" << nodes[2] << " mix " << mix);
+      CHECK(transform_residual<double>(dim, nodes, mix, unsigned(mix + 1)) <= 1e-12);
+      if (dim == 2) CHECK(transform_residual<float>(dim, nodes, mix, unsigned(mix + 1)) <= 2e-4);
     }
   }
 }
