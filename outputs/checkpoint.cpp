@@ -18,7 +18,10 @@ constexpr const char* kFormat = "tridsim checkpoint 1";
 class File {
  public:
   // To read, or to create (`domain`: the ranks that write it together, hdf5_collective; else null).
-  File(const std::filesystem::path& path, bool create, const Domain* domain = nullptr) : path_(path), domain_(domain) {
+  // `shown`: the path messages name, the user's checkpoint where `path` is its temporary name.
+  File(const std::filesystem::path& path, bool create, const Domain* domain = nullptr,
+       const std::filesystem::path& shown = {})
+      : path_(shown.empty() ? path : shown), domain_(domain) {
     H5Eclear2(H5E_DEFAULT);
     file_ = create ? hdf5_create_file(path, context(), domain, false)
                    : Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open it"), H5Fclose);
@@ -87,7 +90,7 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointInfo& i
   const Domain* shared = hdf5_collective(domain) ? domain : nullptr;
   const bool root = !shared || shared->rank() == 0;
   try {
-    File f(tmp, true, shared);
+    File f(tmp, true, shared, path);
     hsize_t bytes = info.deck.size() + info.deck_file.size();
     for (const StateArray& a : state)  // (with every rank: a.count is this rank's local array)
       bytes += hsize_t(shared ? a.count / shared->local().size() * shared->global().size() : a.count) *

@@ -50,7 +50,8 @@ void link_or_copy(const std::filesystem::path& from, const std::filesystem::path
 void write_file_atomically(const std::filesystem::path& target, const std::string& text) {
   const auto tmp = temporary_path(target);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot create '" + tmp.string() + "' to write '" + target.string() + "': " + std::strerror(errno));
+  // (messages name the target, the user's path: the temporary name is ours)
+  if (fd < 0) throw Error("cannot write '" + target.string() + "': " + std::strerror(errno));
   int err = write_all(fd, text.data(), text.size());
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {

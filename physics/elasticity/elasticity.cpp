@@ -118,6 +118,70 @@ void require_solve_range(const elastic::Plate& p, const Grid& grid, const DeckNo
     require_solve_headroom<T>(l.node, l.key, grid, l.m, l.traction ? SteadyData::neumann : SteadyData::source, mu, "mu");
 }
 
+// The condition of K the factorization in T resolves: where (E_max / E_min) N^2 (N elements across
+// the longer side) nears 1/eps, the stiff elements' rounding swamps the soft ones' stiffness and
+// the Cholesky factorization breaks down (seen from 0.5/eps) or leaves no digit right. K = sum_e
+// E_e K_e with the same element matrices K_e, so cond K <= (E_max / E_min) cond K(E = 1), and
+// cond K(E = 1) grows as N^2. Refused from 0.1/eps: a result keeps about one digit there.
+template <class T>
+constexpr double kMaxCondition = 0.1 / double(std::numeric_limits<T>::epsilon());
+
+struct ModuliSpan {
+  double ratio = 1, condition = 1;
+};
+ModuliSpan moduli_span(const elastic::Plate& p) {
+  double lo = HUGE_VAL, hi = 0;
+  for (const elastic::Material& m : p.material) lo = std::min(lo, m.d11), hi = std::max(hi, m.d11);
+  const double across = double(std::max(p.nx, p.ny) - 1);
+  return {hi / lo, hi / lo * across * across};
+}
+
+template <class T>
+std::string moduli_message(const ModuliSpan& span, const elastic::Plate& p) {
+  constexpr bool is_float = std::is_same_v<T, float>;
+  return fmt::format("the moduli of the elements span a ratio of {:.3g}; with {} elements across, the stiffness matrix's "
+                     "condition is up to about {:.3g} (the ratio times {}^2), more than the factorization in {} resolves "
+                     "(below {:.2g}, 0.1/eps): narrow the range of E{}",
+                     span.ratio, std::max(p.nx, p.ny) - 1, span.condition, std::max(p.nx, p.ny) - 1,
+                     is_float ? "float" : "double", kMaxCondition<T>,
+                     is_float ? ", or run in double" : "");
+}
+
+template <class T>
+void require_resolvable_moduli(const elastic::Plate& p, const DeckNode& section) {
+  const ModuliSpan span = moduli_span(p);
+  if (span.ratio > 1 && !(span.condition < kMaxCondition<T>))
+    section.fail("E", moduli_message<T>(span, p));
+}
+
+// ||K||_inf: the largest sum of |entries| over K's rows.
+template <class T>
+double max_row_sum(const sparse::StencilMatrix<T>& k) {
+  const index_t nodes = index_t(k.values.size()) / (index_t(k.offsets.size()) * k.block_size());
+  double out = 0;
+#pragma omp parallel for reduction(max : out) schedule(static)
+  for (index_t node = 0; node < nodes; ++node)
+    for (int r = 0; r < 2; ++r) {
+      double sum = 0;
+      for (int o = 0; o < int(k.offsets.size()); ++o)
+        for (int c = 0; c < 2; ++c) sum += std::abs(double(k.block(node, o)[2 * r + c]));
+      out = std::max(out, sum);
+    }
+  return out;
+}
+
+// The normwise backward error of x as a solution of K x = b, ||b - K x|| / (||K|| ||x|| + ||b||)
+// (Rigal and Gaches), from the relative residual ||b - K x|| / ||b|| the refinement reports: small
+// (a modest multiple of eps) where the factorization resolved K, however ill-conditioned K is;
+// the relative residual alone grows with cond K, as x is rounded to T.
+template <class T>
+double backward_error(double relative_residual, double k_norm, const T* x, const T* b, index_t n) {
+  double xx = 0, bb = 0;
+  for (index_t i = 0; i < n; ++i) xx += double(x[i]) * double(x[i]), bb += double(b[i]) * double(b[i]);
+  const double bn = std::sqrt(bb);
+  return bn > 0 ? relative_residual * bn / (k_norm * std::sqrt(xx) + bn) : relative_residual;
+}
+
 }  // namespace
 
 template <class T>
@@ -131,9 +195,9 @@ struct ElasticityModule<T>::State {
   bool solved = false;
   std::string e_where, e_key;  // where the deck gives E, for errors the solve meets
 
-  // A solve that fails or leaves more than this relative residual gives no result: the usual
-  // cause is moduli of too different magnitudes, which the factorization in T cannot resolve.
-  static constexpr double kMaxResidual = sizeof(T) == 8 ? 1e-6 : 1e-2;
+  // A solve that fails or leaves more than this backward error gives no result: the factorization
+  // in T did not resolve K (moduli too far apart that require_resolvable_moduli let pass).
+  static constexpr double kMaxBackwardError = 1e3 * double(std::numeric_limits<T>::epsilon());
   [[noreturn]] void fail_solve(const std::string& what) const;
 
   std::string prefix(int c) const { return plate.named_cases ? plate.cases[c].name + "_" : ""; }
@@ -142,13 +206,7 @@ struct ElasticityModule<T>::State {
 
 template <class T>
 void ElasticityModule<T>::State::fail_solve(const std::string& what) const {
-  double lo = HUGE_VAL, hi = 0;
-  for (const elastic::Material& m : plate.material) lo = std::min(lo, m.d11), hi = std::max(hi, m.d11);
-  throw DeckError(e_where, e_key,
-                  fmt::format("{}; the moduli of the elements span a ratio of {:.3g}, more than the stiffness matrix "
-                              "resolves in {} (narrow the range of E{})",
-                              what, hi / lo, std::is_same_v<T, float> ? "float" : "double",
-                              std::is_same_v<T, float> ? ", or run in double" : ""));
+  throw DeckError(e_where, e_key, fmt::format("{}; {}", what, moduli_message<T>(moduli_span(plate), plate)));
 }
 
 template <class T>
@@ -165,6 +223,7 @@ void ElasticityModule<T>::setup(const Grid& grid, const DeckNode& section, const
   // 1. The deck: material per element, supports, the load cases' nodal forces.
   s.plate = elastic::read_plate(grid, section, ctx.constants);
   require_solve_range<T>(s.plate, grid, section);
+  require_resolvable_moduli<T>(s.plate, section);
   // 2. The analysis (nested dissection of the node grid): the factor's size is known now.
   sparse::SolverOptions options;
   options.backend = ctx.backend;
@@ -173,7 +232,7 @@ void ElasticityModule<T>::setup(const Grid& grid, const DeckNode& section, const
   // Host memory: the factor's (on the cpu backend; the cuda one checks its device), the matrix
   // (9 blocks of 2x2 per node) and the right-hand sides with refinement's copies.
   const double factor = ctx.backend == Backend::cuda ? 0.0 : s.solver->working_bytes();
-  const double bytes = factor + n * 18 * sizeof(T) + n * cases * (3 * sizeof(T) + sizeof(double));
+  const double bytes = factor + n * 18 * sizeof(T) + n * cases * (4 * sizeof(T) + sizeof(double));
   try {
     sparse::check_memory(bytes, 0, "the elasticity module's factorization");
   } catch (const Error& e) {
@@ -211,12 +270,18 @@ void ElasticityModule<T>::step(double /*t*/, double /*dt*/) {
   }
   s.factor_s = since(t0);
   t0 = clock_type::now();
-  const sparse::Refinement r = s.solver->solve_refined(k, b.data(), nc);
+  std::vector<T> x = b;
+  const sparse::Refinement r = s.solver->solve_refined(k, x.data(), nc);
   s.solve_s = since(t0);
   s.residual = r.residual;
-  if (!(r.residual <= State::kMaxResidual))
-    s.fail_solve(fmt::format("the solve leaves a relative residual of {:.2e} (a result needs at most {:.0e})", r.residual,
-                             State::kMaxResidual));
+  const double k_norm = max_row_sum(k);
+  double eta = 0;  // the worst case's (an upper bound: r.residual is the worst case's relative residual)
+  for (index_t c = 0; c < nc; ++c)
+    eta = std::max(eta, backward_error(r.residual, k_norm, x.data() + n * c, b.data() + n * c, n));
+  if (!(eta <= State::kMaxBackwardError))
+    s.fail_solve(fmt::format("the solve leaves a backward error ||b - K u|| / (||K|| ||u|| + ||b||) of {:.2e} (a result "
+                             "needs at most {:.0e})", eta, State::kMaxBackwardError));
+  b.swap(x);
   // 4. Displacements, stresses, the diagnostics.
   for (index_t c = 0; c < nc; ++c) s.post_process(int(c), b.data() + n * c);
   s.solved = true;

@@ -424,6 +424,7 @@ double ReactionDiffusionModule<T>::read_species(const DeckNode& s, const SetupCo
     p->require(sd >= 0, "seed", sd, "an integer >= 0");
     seed = std::uint64_t(sd);
   }
+  perturbation_ = amplitude;
   for (int k = 0; k < m_; ++k) {
     const std::string& name = names_[std::size_t(k)];
     const Expression e = Expression::from_deck(init, name, ctx.constants);
@@ -473,6 +474,15 @@ void ReactionDiffusionModule<T>::require_finite_reactions(const DeckNode& s, con
     if (bad->key == std::string("jacobian"))  // (its row is the species; name the column)
       where = fmt::format("in entry {} (d/d{}) {}", bad->column + 1, names_[std::size_t(bad->column)], where);
     if (bad->key == std::string("exact_flow")) where += fmt::format(" over tau = {:g}", tau);
+    if (perturbation_ > 0) {  // finite without the perturbation's noise: the perturbation is the cause
+      double v0[kMaxSpecies];
+      for (int k = 0; k < m_; ++k) v0[k] = double(planes_[std::size_t(k)][std::size_t(first_bad)]);
+      index_t ijk[3];
+      lattice_.indices(first_bad, ijk);
+      if (!reactions_.first_non_finite(v0, g_.coord(0, ijk[0]), g_.coord(1, ijk[1]), g_.coord(2, ijk[2]), t, tau))
+        where += fmt::format(" (the initial state plus the perturbation, {}.amplitude = {:g})",
+                             s.child("perturbation").path(), perturbation_);
+    }
     fail_non_finite(s.child(bad->key), names_[std::size_t(bad->species)],
                     NonFinite{non_finite_name(bad->value), where}, t);
   }

@@ -131,6 +131,7 @@ class ReactionDiffusionModule final : public Module {
     double t = 0;
   } growth_;
   double matrix_dt_ = -1;
+  double perturbation_ = 0;  // the perturbation's amplitude (0: none)
   std::array<blocktri::UniformBlockMatrix<T>, 3> uniform_;
   std::unique_ptr<ReactionDiffusionGpu<T>> gpu_;
 };

@@ -270,6 +270,8 @@ refused_both poissonkappaconstant "poisson.conductivity: reaches 1e+308: the mat
 # reaction's first half step reaches, the stiffness entries and loads of the elasticity solve.
 refused_both heatneumannhuge "heat.boundary.x+.value: has values up to 1e+308, too large for the first step in double: .*(the flux term 2 kappa dt / h = 2 times them" \
   "$src/inputs/heat1d.yaml" --set grid.n=[9] --set time.dt=0.25 --set 'heat.boundary.x+.value=1e308'
+refused_both rdperturbationhuge "reaction_diffusion.reactions.u: is +inf at node .* (the initial state plus the perturbation, reaction_diffusion.perturbation.amplitude = 1e+300) at t = 0" \
+  "$src/inputs/turing2d.yaml" --set grid.n=[9,9] --set reaction_diffusion.perturbation.amplitude=1e300
 refused_both rdreactionhuge "reaction_diffusion.reactions.u: takes u to .* in the first reaction half step (RK4 over dt/2 = 0.125) from t = 0 at node (0, 0, 0)" \
   "$src/inputs/turing2d.yaml" --set grid.n=[9,9] --set 'reaction_diffusion.reactions.u=1e308'
 refused_both rdreactionstage "reaction_diffusion.reactions.u: takes u to .* with u = 1e+30, .*must stay below" \

@@ -7,9 +7,11 @@
   one 'error:' line naming rank 0, no MPI_ABORT. A NaN that enters through one rank's box at a
   late step: the same, naming the step and a node of the whole grid.
 - A full disk while the ranks write a parallel HDF5 file together (the fault injection library's
-  disk of a few hundred kB per file, on every rank or on rank 1 alone): exit 1 within seconds, one 'error:' line naming the file and the disk's error, no
-  crash and no hang (HDF5's collective flush and close after a failed write), and the .xmf left
-  names only groups that h5py reads back finite.
+  disk of a few hundred kB per file, on every rank or on rank 1 alone; and one of a few hundred kB
+  in all, which the checkpoint meets): exit 1 within seconds, one 'error:' line naming the file
+  (the user's path, not its temporary name) and the disk's error, no crash and no hang (HDF5's
+  collective flush and close after a failed write), no checkpoint left of the one refused, and
+  the .xmf left names only groups that h5py reads back finite.
 - SIGINT to the ranks (a batch system's signal to the job's processes): every rank stops at the
   same step and writes its part of a checkpoint; mpirun exits with 130, as one process does; the
   printed restart command, run under mpirun, completes the run.
@@ -142,14 +144,18 @@ if fault_library:
     with open(disk_deck, "w") as f:
         f.write(text)
     fault = ["-x", f"LD_PRELOAD={fault_library}"]
-    for label, limit, ranks, want in [
-        ("before the first output", 60000, "every", "cannot write the run's attributes: No space left on device"),
-        ("in the results", 200000, "every", "disk.h5': cannot write step 15: No space left on device"),
-        ("on rank 1 alone", 200000, "rank 1", "error: rank 1 of 2: HDF5 output"),
+    # (disk-bytes: each file alone holds that many bytes, so the results file fills first; disk-total:
+    # the files together, the results file and the checkpoint at step 7, which meets the full disk)
+    for label, fault_spec, ranks, want in [
+        ("before the first output", "disk-bytes:60000", "every", ["cannot write the run's attributes: No space left on device"]),
+        ("in the results", "disk-bytes:200000", "every", ["disk.h5': cannot write step 15: No space left on device"]),
+        ("on rank 1 alone", "disk-bytes:200000", "rank 1", ["error: rank 1 of 2: HDF5 output"]),
+        ("in a checkpoint", "disk-total:175000", "every",
+         ["checkpoint '", "disk_checkpoint_000007.h5': cannot write it: No space left on device"]),
     ]:
-        out = os.path.join(work, f"disk-{limit}-{ranks.replace(' ', '')}")
+        out = os.path.join(work, f"disk-{fault_spec.replace(':', '')}-{ranks.replace(' ', '')}")
         run = [tridsim, "run", disk_deck, "-o", out, "--no-progress"]
-        limited = fault + ["-x", f"TRIDSIM_FAULT=disk-bytes:{limit}"]
+        limited = fault + ["-x", f"TRIDSIM_FAULT={fault_spec}"]
         cmd = ([mpiexec, "--oversubscribe", "-np", "2"] + limited + run if ranks == "every" else
                [mpiexec, "--oversubscribe", "-np", "1"] + run + [":", "-np", "1"] + limited + run)
         label = f"a full disk {label} ({ranks})"
@@ -161,12 +167,16 @@ if fault_library:
             continue
         seconds = time.time() - t0
         text = r.stdout + r.stderr
-        one_error_line(label, r, [want])
-        for crash in ("Segmentation", "core dumped", "terminate called", "internal error"):
+        one_error_line(label, r, want)
+        for crash in ("Segmentation", "core dumped", "terminate called", "internal error", ".part"):
             if crash in text:
                 failures.append(f"{label}: {crash!r} in the output: {text[-1500:]!r}")
         if seconds > 30:
             failures.append(f"{label}: took {seconds:.0f} s (wanted seconds)")
+        # (no checkpoint that looks valid: the one the disk refused is neither there nor half there)
+        left = [e for e in os.listdir(out) if "checkpoint" in e] if "checkpoint" in label else []
+        if left:
+            failures.append(f"{label}: checkpoint files left: {left}")
         failures += [f"{label}: {p}" for p in readable_results(out, "disk")]
 else:
     print("a full disk under parallel HDF5: skipped (no fault injection library: a sanitizer build)")
