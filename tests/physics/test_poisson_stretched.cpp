@@ -1,0 +1,281 @@
+// Poisson on a stretched last axis (fft-tridiagonal, solvers/cyclic_reduction/transform_poisson.hpp):
+// every face mix against a dense solve of the node-centred system assembled here from its
+// definition, manufactured solutions at order 2 on tanh-clustered nodes, the mean of a singular
+// problem, the refusals of the methods that need a uniform grid, and the deck's stretched axes
+// (core/grid_nodes.hpp): lists, mappings and their errors.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "core/errors.hpp"
+#include "core/grid_nodes.hpp"
+#include "physics/poisson/poisson.hpp"
+
+using namespace tridsim;
+
+namespace {
+
+enum Ends { DD, DN, ND, NN, PP };
+const char* kind(Ends e, int side) {
+  if (e == PP) return "periodic";
+  const bool dirichlet = side == 0 ? (e == DD || e == DN) : (e == DD || e == ND);
+  return dirichlet ? "dirichlet" : "neumann";
+}
+
+const char* f_text = "1 + sin(3*x + 2*y - z) + x*y";
+const char* d_text = "cos(x) + y^2 - z";
+const char* n_text = "x - 2*y + 0.5*z + 0.3";
+double f_of(double x, double y, double z) { return 1 + std::sin(3 * x + 2 * y - z) + x * y; }
+double d_of(double x, double y, double z) { return std::cos(x) + y * y - z; }
+double n_of(double x, double y, double z) { return x - 2 * y + 0.5 * z + 0.3; }
+
+std::string deck(const std::string& method, const std::vector<Ends>& ends, const std::string& extra = "") {
+  std::string s = "poisson:\n  method: " + method + "\n  source: \"" + f_text + "\"\n" + extra + "  boundary:\n";
+  for (std::size_t a = 0; a < ends.size(); ++a)
+    for (int side = 0; side < 2; ++side) {
+      const std::string k = kind(ends[a], side);
+      s += "    " + std::string("xyz").substr(a, 1) + (side ? "+" : "-") + ": {type: " + k;
+      if (k == "dirichlet") s += ", value: \"" + std::string(d_text) + "\"";
+      if (k == "neumann") s += ", value: \"" + std::string(n_text) + "\"";
+      s += "}\n";
+    }
+  return s;
+}
+
+// n nodes on [0, length] clustered toward both ends: the tanh mapping of the uniform coordinate.
+std::vector<double> tanh_nodes(index_t n, double length, double gamma = 2.0) {
+  std::vector<double> z(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    const double s = double(i) / double(n - 1);
+    z[std::size_t(i)] = 0.5 * length * (1 + std::tanh(gamma * (2 * s - 1)) / std::tanh(gamma));
+  }
+  z.front() = 0;
+  z.back() = length;
+  return z;
+}
+
+// A grid on [0, hi] with its last axis stretched (tanh_nodes).
+Grid grid(int dim, std::array<index_t, 3> n, std::array<double, 3> hi, const std::vector<Ends>& ends) {
+  Grid g;
+  g.dim = dim;
+  g.n = n;
+  g.hi = hi;
+  for (int a = 0; a < dim; ++a) g.periodic[a] = ends[std::size_t(a)] == PP;
+  g.nodes[dim - 1] = tanh_nodes(n[dim - 1], hi[dim - 1]);
+  return g;
+}
+
+template <class T>
+std::vector<double> solve(const Grid& g, const std::string& text, PoissonModule<T>* keep = nullptr) {
+  Deck d = Deck::parse(text, "test");
+  PoissonModule<T> local;
+  PoissonModule<T>& m = keep ? *keep : local;
+  SetupContext ctx;
+  ctx.precision = precision_of<T>();
+  m.setup(g, d.root().child("poisson"), ctx, 0.0);
+  m.step(0.0, 0.0);
+  CHECK(m.method() == PoissonModuleMethod::fft_tridiagonal);
+  CHECK(m.relative_residual() < 1e-12);
+  return std::vector<double>(m.solution().begin(), m.solution().end());
+}
+
+// The discrete system over every node from its definition: Dirichlet nodes u = d; any other node
+// sum over the axes of 2/(h_- + h_+) ((u - u_-)/h_- + (u - u_+)/h_+) = f + sum over its Neumann
+// faces of 2 g / h_end, with h_-, h_+ the distances to the neighbours (past a Neumann face the
+// neighbour mirrored, at the same distance as the one inside; past a periodic one wrapped, h the
+// uniform spacing). Solved densely.
+std::vector<double> dense_solve(const Grid& g, const std::vector<Ends>& ends) {
+  const index_t n = g.size();
+  std::vector<double> A(std::size_t(n * n), 0.0), b(std::size_t(n), 0.0);
+  for (index_t p = 0; p < n; ++p) {
+    const index_t ijk[3] = {p % g.n[0], (p / g.n[0]) % g.n[1], p / (g.n[0] * g.n[1])};
+    const double x = g.coord(0, ijk[0]), y = g.coord(1, ijk[1]), z = g.coord(2, ijk[2]);
+    bool dirichlet = false;
+    for (int a = 0; a < g.dim; ++a)
+      for (int side = 0; side < 2; ++side)
+        if (std::string(kind(ends[std::size_t(a)], side)) == "dirichlet" && ijk[a] == (side ? g.n[a] - 1 : 0))
+          dirichlet = true;
+    double* row = &A[std::size_t(p * n)];
+    if (dirichlet) {
+      row[p] = 1;
+      b[std::size_t(p)] = d_of(x, y, z);
+      continue;
+    }
+    b[std::size_t(p)] = f_of(x, y, z);
+    const index_t stride[3] = {1, g.n[0], g.n[0] * g.n[1]};
+    for (int a = 0; a < g.dim; ++a) {
+      const index_t i = ijk[a], last = g.n[a] - 1;
+      const Ends e = ends[std::size_t(a)];
+      const index_t left = i > 0 ? i - 1 : e == PP ? last : 1, right = i < last ? i + 1 : e == PP ? 0 : last - 1;
+      const double h = g.n[a] > 1 ? (g.hi[a] - g.lo[a]) / double(e == PP ? g.n[a] : g.n[a] - 1) : 1.0;
+      const double hm = e == PP || !g.stretched(a) ? h : std::abs(g.coord(a, i) - g.coord(a, left));
+      const double hp = e == PP || !g.stretched(a) ? h : std::abs(g.coord(a, right) - g.coord(a, i));
+      const double wm = 2 / (hm * (hm + hp)), wp = 2 / (hp * (hm + hp));
+      row[p] += wm + wp;
+      row[p + (left - i) * stride[a]] -= wm;
+      row[p + (right - i) * stride[a]] -= wp;
+      if (e != PP && (i == 0 || i == last)) b[std::size_t(p)] += 2 * n_of(x, y, z) / hm;  // (a Neumann face)
+    }
+  }
+  for (index_t c = 0; c < n; ++c) {  // Gaussian elimination, partial pivoting
+    index_t piv = c;
+    for (index_t r = c + 1; r < n; ++r)
+      if (std::abs(A[std::size_t(r * n + c)]) > std::abs(A[std::size_t(piv * n + c)])) piv = r;
+    for (index_t k = 0; k < n; ++k) std::swap(A[std::size_t(c * n + k)], A[std::size_t(piv * n + k)]);
+    std::swap(b[std::size_t(c)], b[std::size_t(piv)]);
+    for (index_t r = c + 1; r < n; ++r) {
+      const double l = A[std::size_t(r * n + c)] / A[std::size_t(c * n + c)];
+      if (l == 0) continue;
+      for (index_t k = c; k < n; ++k) A[std::size_t(r * n + k)] -= l * A[std::size_t(c * n + k)];
+      b[std::size_t(r)] -= l * b[std::size_t(c)];
+    }
+  }
+  for (index_t r = n - 1; r >= 0; --r) {
+    double s = b[std::size_t(r)];
+    for (index_t k = r + 1; k < n; ++k) s -= A[std::size_t(r * n + k)] * b[std::size_t(k)];
+    b[std::size_t(r)] = s / A[std::size_t(r * n + r)];
+  }
+  return b;
+}
+
+double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return d / scale;
+}
+
+}  // namespace
+
+TEST_CASE("a stretched last axis: fft-tridiagonal matches a dense solve, 1D 9, 2D 7x9 and 3D 5x6x7") {
+  const int threads = omp_get_max_threads();  // (tiny systems: a team's barriers would dominate)
+  omp_set_num_threads(1);
+  for (Ends last : {DD, DN, ND}) {
+    const std::vector<Ends> ends{last};
+    INFO("1D " << kind(last, 0) << " " << kind(last, 1));
+    const Grid g = grid(1, {9, 1, 1}, {1.3, 1, 1}, ends);
+    CHECK(max_diff(solve<double>(g, deck("auto", ends)), dense_solve(g, ends)) < 1e-12);
+  }
+  for (Ends first : {DD, DN, NN, PP})
+    for (Ends last : {DD, DN, ND, NN}) {
+      if ((first == NN || first == PP) && last == NN) continue;  // singular: below
+      const std::vector<Ends> ends{first, last};
+      INFO("2D " << kind(first, 0) << " " << kind(first, 1) << ", " << kind(last, 0) << " " << kind(last, 1));
+      const Grid g = grid(2, {7, 9, 1}, {1, 1.3, 1}, ends);
+      CHECK(max_diff(solve<double>(g, deck("auto", ends)), dense_solve(g, ends)) < 1e-12);
+    }
+  for (const std::vector<Ends>& ends : {std::vector<Ends>{PP, DN, ND}, std::vector<Ends>{NN, PP, DD},
+                                        std::vector<Ends>{DD, NN, NN}}) {
+    INFO("3D " << kind(ends[0], 0) << " " << kind(ends[1], 0) << " " << kind(ends[2], 0));
+    const Grid g = grid(3, {5, 6, 7}, {1, 1.2, 0.9}, ends);
+    CHECK(max_diff(solve<double>(g, deck("fft-tridiagonal", ends)), dense_solve(g, ends)) < 1e-12);
+  }
+  omp_set_num_threads(threads);
+}
+
+TEST_CASE("manufactured solutions on tanh-clustered nodes: order 2; a singular channel has mean 0") {
+  struct Case {
+    std::vector<Ends> ends;
+    std::string u, f, lo, hi;  // the last axis's faces: Neumann derivatives or Dirichlet values
+    std::array<index_t, 3> coarse;
+  };
+  const std::vector<Case> cases = {
+      // a channel: periodic in x, Neumann walls at y = 0, 1 (singular: mean 0 over the x nodes)
+      {{PP, NN}, "cos(2*pi*x)*cos(pi*y) + sin(2*pi*x)*y^2",
+       "5*pi^2*cos(2*pi*x)*cos(pi*y) + 4*pi^2*sin(2*pi*x)*y^2 - 2*sin(2*pi*x)", "0", "2*sin(2*pi*x)", {16, 17, 1}},
+      {{PP, DD, DD}, "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", "6*pi^2*cos(2*pi*x)*sin(pi*y)*cos(pi*z) - 6*z",
+       "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", {12, 9, 9}},
+  };
+  for (const Case& c : cases) {
+    const int dim = int(c.ends.size());
+    const std::string last = std::string("xyz").substr(std::size_t(dim - 1), 1);
+    const std::string type = c.ends.back() == NN ? "neumann" : "dirichlet";
+    std::string text = "poisson:\n  source: \"" + c.f + "\"\n  exact: \"" + c.u + "\"\n  boundary:\n";
+    for (int a = 0; a < dim - 1; ++a) {
+      const std::string k = c.ends[std::size_t(a)] == PP ? "{type: periodic}" : "{type: dirichlet, value: \"" + c.u + "\"}";
+      text += "    " + std::string("xyz").substr(std::size_t(a), 1) + "-: " + k + "\n    " +
+              std::string("xyz").substr(std::size_t(a), 1) + "+: " + k + "\n";
+    }
+    text += "    " + last + "-: {type: " + type + ", value: \"" + c.lo + "\"}\n    " + last + "+: {type: " + type +
+            ", value: \"" + c.hi + "\"}\n";
+    std::vector<double> err;
+    for (index_t scale : {1, 2}) {
+      std::array<index_t, 3> n = c.coarse;
+      for (int a = 0; a < dim; ++a) n[a] = c.ends[a] == PP ? n[a] * scale : (n[a] - 1) * scale + 1;
+      const Grid g = grid(dim, n, {1, 1, 1}, c.ends);
+      PoissonModule<double> m;
+      solve<double>(g, text, &m);
+      err.push_back(m.error_norms(0.0)->max);
+      if (c.ends.back() == NN) {  // mean 0, the weights the cells' widths (half cells on the walls)
+        double sum = 0, weights = 0;
+        const auto& z = g.nodes[dim - 1];
+        for (index_t o = 0; o < g.size(); ++o) {
+          const std::size_t k = std::size_t(o / g.n[0]);
+          const double w = 0.5 * ((k > 0 ? z[k] - z[k - 1] : 0.0) + (k + 1 < z.size() ? z[k + 1] - z[k] : 0.0));
+          sum += w * m.solution()[std::size_t(o)];
+          weights += w;
+        }
+        CHECK(std::abs(sum / weights) < 1e-13);
+      }
+    }
+    INFO(dim << "D: " << err[0] << " -> " << err[1]);
+    CHECK(std::log2(err[0] / err[1]) == doctest::Approx(2.0).epsilon(0.05));
+  }
+}
+
+TEST_CASE("methods that need a uniform grid refuse a stretched one at their key") {
+  const std::vector<Ends> ends{DD, DD};
+  const Grid g = grid(2, {9, 9, 1}, {1, 1, 1}, ends);
+  auto fails = [&](const std::string& text, const std::string& part, Backend backend = Backend::cpu) {
+    Deck d = Deck::parse(text, "bad");
+    PoissonModule<double> m;
+    SetupContext ctx;
+    ctx.backend = backend;
+    INFO(text);
+    CHECK_THROWS_WITH_AS(m.setup(g, d.root().child("poisson"), ctx, 0.0), doctest::Contains(part.c_str()), DeckError);
+  };
+  for (const char* method : {"bcr", "bcr4", "fft", "multifrontal"})
+    fails(deck(method, ends), "poisson.method: " + std::string(method) +
+                                  " needs a uniform grid, and grid.y is stretched: use method: fft-tridiagonal (or auto)");
+  fails(deck("auto", ends, "  conductivity: \"1 + x\"\n"), "poisson.conductivity: varies, which only multifrontal solves");
+  fails(deck("auto", ends), "poisson.method: grid.y is stretched, which fft-tridiagonal solves, on the cpu backend only",
+        Backend::cuda);
+  Grid first = g;  // only the last axis may be stretched
+  first.nodes[0] = tanh_nodes(9, 1);
+  Deck d = Deck::parse(deck("auto", ends), "bad");
+  PoissonModule<double> m;
+  CHECK_THROWS_WITH_AS(m.setup(first, d.root().child("poisson"), SetupContext{}, 0.0),
+                       doctest::Contains("axis x is stretched; only the last axis may be"), Error);
+  CHECK(m.stretched_axis_refusal(0, 2) != "");
+  CHECK(m.stretched_axis_refusal(1, 2) == "");
+}
+
+TEST_CASE("grid.x, y, z: node lists and mappings, and their errors at the key") {
+  auto read = [](const std::string& text, int axis, index_t n) {
+    Deck d = Deck::parse(text, "deck");
+    return read_axis_nodes(d.root().child("grid"), axis, n, 0.0, 2.0, {{"g", 2.0}}, 1e-150);
+  };
+  CHECK(read("grid:\n  z: [0, 0.1, 0.5, 1.5, 2]\n", 2, 5) == std::vector<double>{0, 0.1, 0.5, 1.5, 2});
+  // a mapping of the uniform nodes 0, 0.5, 1, 1.5, 2 of [lo, hi] = [0, 2] (with a deck constant)
+  const std::vector<double> mapped = read("grid:\n  y: \"1 + tanh(g*(y - 1))/tanh(g)\"\n", 1, 5);
+  REQUIRE(mapped.size() == 5);
+  for (int i = 0; i < 5; ++i) CHECK(mapped[std::size_t(i)] == doctest::Approx(1 + std::tanh(2 * (0.5 * i - 1)) / std::tanh(2)));
+  auto fails = [&](const std::string& text, int axis, const std::string& part) {
+    INFO(text);
+    CHECK_THROWS_WITH_AS(read(text, axis, 4), doctest::Contains(part.c_str()), DeckError);
+  };
+  fails("grid:\n  x: [0, 1, 2]\n", 0, "grid.x: expected 4 node coordinates (grid.n on axis 0), got 3");
+  fails("grid:\n  x: [0, 1, 1, 2]\n", 0, "grid.x: node coordinates must increase strictly: node 1 is at 1 and node 2 at 1");
+  fails("grid:\n  x: [0, .nan, 1, 2]\n", 0, "grid.x: node 1 has coordinate nan: must be finite");
+  fails("grid:\n  z: \"2 - z\"\n", 2, "grid.z: node coordinates must increase strictly");
+  fails("grid:\n  z: \"z*t\"\n", 2, "grid.z: a mapping of the grid cannot depend on time t");
+  fails("grid:\n  z: 3\n", 2, "grid.z: expected a list of 4 node coordinates or an expression of z");
+  fails("grid:\n  z: [0, 1e-300, 1, 2]\n", 2, "grid.z: nodes 0 and 1 are 1e-300 apart");
+}
