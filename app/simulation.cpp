@@ -109,8 +109,8 @@ void refuse_stretched_axes(const DeckNode& g, const Grid& grid, const Module& mo
       g.fail(key, fmt::format("axis {} is periodic in module {}: a periodic axis must be uniform (remove grid.{})", a,
                               name, key));
     if (const std::string why = module.stretched_axis_refusal(a, grid.dim); !why.empty())
-      g.fail(key, fmt::format("module {} {}; stretched coordinates are taken by module poisson (method "
-                              "fft-tridiagonal) on the last axis; remove grid.{} for a uniform axis from lo to hi",
+      g.fail(key, fmt::format("module {} {}; remove grid.{} for a uniform axis from lo to hi (docs/running.md, "
+                              "stretched axes, says which modules take them)",
                               name, why, key));
   }
 }
