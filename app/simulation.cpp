@@ -626,6 +626,10 @@ void Run::configure_grid() {
   module = info->create(ctx.precision);
   if (const auto section = r.maybe_child(module_name)) grid.periodic = module->periodic_axes(*section, grid.dim);
   refuse_stretched_axes(r.child("grid"), grid, *module, module_name);
+  for (int a = 0; a < grid.dim; ++a)
+    if (grid.stretched(a))
+      spdlog::info("grid.{}: stretched, {} nodes from {} to {}, spacing {:.4g} to {:.4g}", axis_nodes_key(a), grid.n[a],
+                   grid.lo[a], grid.hi[a], grid.min_spacing(a), grid.max_spacing(a));
   // Ranks (mpirun -np P): the grid split over them; rank 0 writes the files and the terminal.
   domain = make_domain(r, grid);
   if (domain->distributed() && !module->distributes()) {
