@@ -28,6 +28,10 @@ KeyTable driver_keys(bool steady) {
       {"grid.n", kIntegers, "", "", true, "nodes per axis (1 to 3 axes, each at least 2)"},
       {"grid.lo", kNumbers, "(0 on each axis)", "length", false, "the lower corner"},
       {"grid.hi", kNumbers, "(1 on each axis)", "length", false, "the upper corner"},
+      {"grid.x", kNumbers | kExpression, "(uniform)", "length", false,
+       "a stretched x axis: its node coordinates, or an expression of x mapping the uniform nodes of [lo, hi]"},
+      {"grid.y", kNumbers | kExpression, "(uniform)", "length", false, "a stretched y axis (as grid.x)"},
+      {"grid.z", kNumbers | kExpression, "(uniform)", "length", false, "a stretched z axis (as grid.x)"},
       {"parallel", kSection, "", "", false, "under mpirun: the process grid"},
       {"parallel.ranks", kIntegers, "(balanced)", "", false, "ranks per axis, one count per axis of grid.n"},
   };

@@ -28,6 +28,7 @@
 #include "core/device.hpp"
 #include "core/domain.hpp"
 #include "core/fp_env.hpp"
+#include "core/grid_nodes.hpp"
 #include "core/module.hpp"
 #include "core/non_finite.hpp"
 #include "outputs/checkpoint.hpp"
@@ -46,9 +47,10 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
-// Every module divides by h^2: the spacing h = (hi - lo)/(n - 1), h^2 and 1/h^2 must be normal
-// numbers of the run's precision (1/h^2 of hi: 1e-300 is inf, and the first step NaN).
-Grid read_grid(const DeckNode& g, Precision precision) {
+// Every module divides by h^2: the spacing h = (hi - lo)/(n - 1) (each spacing of a stretched
+// axis), h^2 and 1/h^2 must be normal numbers of the run's precision (1/h^2 of hi: 1e-300 is inf,
+// and the first step NaN).
+Grid read_grid(const DeckNode& g, Precision precision, const Constants& constants) {
   Grid grid;
   const auto n = g.get<std::vector<long>>("n");
   if (n.empty() || n.size() > 3) g.fail("n", "expected a list of 1 to 3 point counts, e.g. [129, 129]");
@@ -71,15 +73,58 @@ Grid read_grid(const DeckNode& g, Precision precision) {
     if (!(hi[a] > lo[a])) g.fail("hi", fmt::format("hi must exceed lo on every axis (axis {}: lo={}, hi={})", a, lo[a], hi[a]));
     const double h = (hi[a] - lo[a]) / double(n[a] - 1), tiny = precision == Precision::float32 ? FLT_MIN : DBL_MIN;
     const double low = std::sqrt(tiny), high = 1 / std::sqrt(tiny);  // h^2 and 1/h^2 normal
+    grid.n[a] = n[a];
+    if (g.has(axis_nodes_key(int(a)))) {  // a stretched axis: its nodes, which then give lo and hi
+      const char* key = axis_nodes_key(int(a));
+      grid.nodes[a] = read_axis_nodes(g, int(a), n[a], lo[a], hi[a], constants, low);
+      auto agree = [&](const char* end, double given, double node, const char* which) {  // (a list's ends)
+        if (g.is_list(key) && g.has(end) && given != node)
+          g.fail(end, fmt::format("{} on axis {}, but grid.{} lists {} as its {} node: give one or the other (or "
+                                  "the same)", given, a, key, node, which));
+      };
+      agree("lo", lo[a], grid.nodes[a].front(), "first");
+      agree("hi", hi[a], grid.nodes[a].back(), "last");
+      grid.lo[a] = grid.nodes[a].front();
+      grid.hi[a] = grid.nodes[a].back();
+      if (!(grid.hi[a] - grid.lo[a] <= high * double(n[a] - 1)))
+        g.fail(key, fmt::format("the axis spans {:.3g}: its spacings must be at most {:.3g}", grid.hi[a] - grid.lo[a], high));
+      continue;
+    }
     if (!(h >= low && h <= high))
       g.fail("hi", fmt::format("the spacing (hi - lo)/(n - 1) = {:.3g} on axis {} is out of range: the stencils' 1/h^2 "
                                "must be a normal {} number, so h must lie in [{:.3g}, {:.3g}]",
                                h, a, to_string(precision), low, high));
-    grid.n[a] = n[a];
     grid.lo[a] = lo[a];
     grid.hi[a] = hi[a];
   }
   return grid;
+}
+
+// A stretched axis (grid.x, y or z) where the module cannot take it: an error at that key.
+void refuse_stretched_axes(const DeckNode& g, const Grid& grid, const Module& module, const std::string& name) {
+  for (int a = 0; a < grid.dim; ++a) {
+    if (!grid.stretched(a)) continue;
+    const char* key = axis_nodes_key(a);
+    if (grid.periodic[a])
+      g.fail(key, fmt::format("axis {} is periodic in module {}: a periodic axis must be uniform (remove grid.{})", a,
+                              name, key));
+    if (const std::string why = module.stretched_axis_refusal(a, grid.dim); !why.empty())
+      g.fail(key, fmt::format("module {} {}; remove grid.{} for a uniform axis from lo to hi (docs/running.md, "
+                              "stretched axes, says which modules take them)",
+                              name, why, key));
+  }
+}
+
+// The grid for summary.json: its extent and, per axis, the smallest and largest spacing (equal on a
+// uniform axis) and whether the axis is stretched.
+nlohmann::json grid_summary(const Grid& grid) {
+  nlohmann::json j = {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}};
+  for (int a = 0; a < grid.dim; ++a) {
+    j["h_min"].push_back(grid.min_spacing(a));
+    j["h_max"].push_back(grid.max_spacing(a));
+    j["stretched"].push_back(grid.stretched(a));
+  }
+  return j;
 }
 
 struct TimeSettings {
@@ -577,9 +622,14 @@ void Run::configure_process() {
 // The grid, the module, the grid's split over the ranks, the time settings.
 void Run::configure_grid() {
   const DeckNode& r = deck_root();
-  grid = read_grid(r.child("grid"), ctx.precision);
+  grid = read_grid(r.child("grid"), ctx.precision, ctx.constants);
   module = info->create(ctx.precision);
   if (const auto section = r.maybe_child(module_name)) grid.periodic = module->periodic_axes(*section, grid.dim);
+  refuse_stretched_axes(r.child("grid"), grid, *module, module_name);
+  for (int a = 0; a < grid.dim; ++a)
+    if (grid.stretched(a))
+      spdlog::info("grid.{}: stretched, {} nodes from {} to {}, spacing {:.4g} to {:.4g}", axis_nodes_key(a), grid.n[a],
+                   grid.lo[a], grid.hi[a], grid.min_spacing(a), grid.max_spacing(a));
   // Ranks (mpirun -np P): the grid split over them; rank 0 writes the files and the terminal.
   domain = make_domain(r, grid);
   if (domain->distributed() && !module->distributes()) {
@@ -1030,7 +1080,7 @@ nlohmann::json Run::summary(const std::string& status) const {
       {"version", TRIDSIM_VERSION},
       {"revision", TRIDSIM_GIT_REVISION},
       {"deck_resolved", deck->resolved_text()},  // after --set
-      {"grid", {{"dim", grid.dim}, {"n", grid.n}, {"lo", grid.lo}, {"hi", grid.hi}, {"points", grid.size()}}},
+      {"grid", grid_summary(grid)},
       {"wall_time_s",
        {{"setup", setup_s}, {steady ? "solve" : "steps", step_s}, {"output", output_s}, {"total", since(t_start)}}},
       {"grid_points_per_second", points_per_second()},

@@ -177,6 +177,18 @@ bool DeckNode::is_map(const std::string& key) const {
   return n.IsDefined() && n.IsMap();
 }
 
+bool DeckNode::is_list(const std::string& key) const {
+  const YAML::Node n = lookup(key);
+  return n.IsDefined() && n.IsSequence();
+}
+
+bool DeckNode::is_text(const std::string& key) const {
+  const YAML::Node n = lookup(key);
+  if (!n.IsDefined() || !n.IsScalar()) return false;
+  double number;
+  return !YAML::convert<double>::decode(n, number);
+}
+
 std::string DeckNode::where(const std::string& key) const {
   if (key.empty()) return mark_of(*state_, node_, path_);
   YAML::Node n = lookup(key);

@@ -82,6 +82,9 @@ class DeckNode {
   DeckNode child(const std::string& key) const;
   std::optional<DeckNode> maybe_child(const std::string& key) const;
   bool is_map(const std::string& key) const;
+  // Whether the key holds a list, or a single string (not a number).
+  bool is_list(const std::string& key) const;
+  bool is_text(const std::string& key) const;
   // Keys present in this map (e.g. for user-named constants); marks them all as known.
   std::vector<std::string> keys() const;
 

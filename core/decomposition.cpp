@@ -36,6 +36,10 @@ Grid Decomposition::local() const {
     l.periodic[a] = global.periodic[a] && s.local_n() == global.n[a];
     l.hi[a] = l.periodic[a] ? global.hi[a] : global.coord(a, s.local_first() + s.local_n() - 1);
     l.first[a] = global.first[a] + s.local_first();
+    if (global.stretched(a)) {
+      const auto first = global.nodes[a].begin() + std::ptrdiff_t(s.local_first());
+      l.nodes[a].assign(first, first + std::ptrdiff_t(s.local_n()));
+    }
   }
   return l;
 }

@@ -61,6 +61,12 @@ class Module {
   // marks them in the grid it passes to setup and to the writers (Grid::periodic: n distinct nodes,
   // spacing (hi - lo)/n). A DeckError where the deck's faces do not pair up.
   virtual std::array<bool, 3> periodic_axes(const DeckNode& /*section*/, int /*dim*/) const { return {}; }
+  // Why setup() cannot take a grid whose `axis` is stretched (Grid::nodes), "module NAME " to be put
+  // before it; empty where it can (refusing at its own keys the cases it cannot solve). The driver
+  // refuses the grid at the axis's key (grid.x, grid.y, grid.z) with it.
+  virtual std::string stretched_axis_refusal(int /*axis*/, int /*dim*/) const {
+    return "needs a uniform spacing on every axis";
+  }
   // Advance the state from t to t + dt. A device backend may return before the work is done.
   virtual void step(double t, double dt) = 0;
   // Wait until the steps queued so far have finished (the driver calls it before it reads the

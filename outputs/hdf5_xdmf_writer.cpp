@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -278,7 +279,7 @@ void Hdf5XdmfWriter::write_grid() {
     n.push_back(grid_.n[a]);
     lo.push_back(grid_.lo[a]);
     hi.push_back(grid_.hi[a]);
-    spacing.push_back(grid_.h(a));
+    spacing.push_back(grid_.stretched(a) ? std::numeric_limits<double>::quiet_NaN() : grid_.h(a));
   }
   const std::vector<hsize_t> d{hsize_t(dim)};
   put(group.get(), "dim", true, H5T_STD_I32LE, H5T_NATIVE_INT, {}, &dim);
@@ -286,6 +287,13 @@ void Hdf5XdmfWriter::write_grid() {
   put(group.get(), "lo", true, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d, lo.data());
   put(group.get(), "hi", true, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d, hi.data());
   put(group.get(), "spacing", true, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d, spacing.data());
+  // A stretched grid: every axis's node coordinates, /grid/x, /grid/y, /grid/z (one node on an unused
+  // axis), which the .xmf's rectilinear geometry names; spacing is NaN on a stretched axis.
+  if (grid_.any_stretched())
+    for (int a = 0; a < 3; ++a) {
+      const std::vector<double> x = axis_coordinates(grid_, a);
+      put(group.get(), kAxisNames[a], false, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {hsize_t(x.size())}, x.data());
+    }
   check(group.close(), "write group /grid");
 }
 
@@ -445,17 +453,30 @@ std::string Hdf5XdmfWriter::xdmf_text() const {
     spacing += format_double(display_spacing(grid_, a)) + sep;
   }
 
+  // A stretched grid: a 3DRectMesh whose VXVYVZ geometry reads the coordinates of /grid.
+  std::string geometry = "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" + dims + "\"/>\n"
+                         "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+                         "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" +
+                         origin + "</DataItem>\n"
+                         "          <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" +
+                         spacing + "</DataItem>\n        </Geometry>\n";
+  if (grid_.any_stretched()) {
+    geometry = "        <Topology TopologyType=\"3DRectMesh\" Dimensions=\"" + dims + "\"/>\n"
+               "        <Geometry GeometryType=\"VXVYVZ\">\n";
+    for (int a = 0; a < 3; ++a)
+      geometry += "          <DataItem Name=\"V" + std::string(1, char('X' + a)) + "\" Dimensions=\"" + std::to_string(grid_.n[a]) +
+                  "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" + xml_escape(h5_name_) + ":/grid/" +
+                  kAxisNames[a] + "</DataItem>\n";
+    geometry += "        </Geometry>\n";
+  }
+
   std::string x = "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"3.0\">\n  <Domain>\n";
   x += "    <Grid Name=\"" + xml_escape(name_) + "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const auto& o : outputs_) {
     const std::string group = "step_" + step_tag(o.step);
     x += "      <Grid Name=\"" + group + "\" GridType=\"Uniform\">\n";
     x += "        <Time Value=\"" + format_double(o.time) + "\"/>\n";
-    x += "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" + dims + "\"/>\n";
-    x += "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n";
-    x += "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" + origin + "</DataItem>\n";
-    x += "          <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" + spacing + "</DataItem>\n";
-    x += "        </Geometry>\n";
+    x += geometry;
     for (const auto& [name, precision, components] : o.fields) {
       const bool vector = components > 1;  // (..., nx, 3): the component fastest
       x += "        <Attribute Name=\"" + xml_escape(name) + "\" AttributeType=\"" + (vector ? "Vector" : "Scalar") +

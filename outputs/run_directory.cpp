@@ -124,7 +124,7 @@ bool RunDirectory::is_previous_result(const std::string& entry) const {
   if (listed(carried_)) return false;
   // Not in the manifest (a run that did not finish, or an older tridsim's): the names a run of
   // that name writes.
-  static const std::regex numbered("_(checkpoint_)?[0-9]+\\.(vti|h5)");
+  static const std::regex numbered("_(checkpoint_)?[0-9]+\\.(vti|vtr|h5)");
   const std::string& name = has_manifest_ ? previous_name_ : name_;
   if (entry == "summary.json") return true;
   if (name.empty() || !entry.starts_with(name)) return false;

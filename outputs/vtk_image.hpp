@@ -22,10 +22,15 @@ struct Image {
   double origin[3], spacing[3];
   double time;  // stored as the field "TimeValue", which ParaView reads as a lone .vti's time
   std::vector<PointArray> arrays;
+  // A stretched grid: each axis's n node coordinates (origin and spacing unused), written as a
+  // rectilinear grid (.vtr) instead of image data.
+  std::vector<double> coordinates[3];
+  bool rectilinear() const { return !coordinates[0].empty(); }
 };
 
-// Writes `image` as XML image data (appended raw binary, 64-bit headers, no compression) into
-// `out`; false, with VTK's reason in `why`, when VTK failed.
+// Writes `image` as XML image data, or a rectilinear grid where image.rectilinear() (appended raw
+// binary, 64-bit headers, no compression) into `out`; false, with VTK's reason in `why`, when VTK
+// failed.
 using WriteImage = bool (*)(const Image& image, std::ostream& out, std::string& why);
 constexpr const char* kWriteImageSymbol = "tridsim_vtk_write_image";
 

@@ -1,5 +1,5 @@
-// VTK writer: one <name>_<step>.vti image per output time and a <name>.pvd collection that
-// ParaView opens as a time series. Only in builds with VTK (TRIDSIM_HAVE_VTK).
+// VTK writer: one <name>_<step>.vti image (a .vtr rectilinear grid on a stretched grid) per output
+// time and a <name>.pvd collection that ParaView opens as a time series. Only in builds with VTK (TRIDSIM_HAVE_VTK).
 #include "tridsim_build_info.hpp"
 
 #include "core/errors.hpp"
@@ -110,9 +110,11 @@ class VtkWriter final : public Writer {
                             {}};
     for (const auto& f : fields)
       image.arrays.push_back({f.name, f.components, f.precision == Precision::float32, f.data});
+    if (grid_.any_stretched())  // the real coordinates: a rectilinear grid
+      for (int a = 0; a < 3; ++a) image.coordinates[a] = axis_coordinates(grid_, a);
 
     // Written under a temporary name, renamed when whole; then the .pvd that lists it.
-    const std::string file = name_ + "_" + step_tag(step) + ".vti";
+    const std::string file = name_ + "_" + step_tag(step) + (grid_.any_stretched() ? ".vtr" : ".vti");
     const auto target = dir() / file;
     pending_ = temporary_path(target).filename();
     FileStreambuf out(dir() / pending_);
@@ -131,7 +133,7 @@ class VtkWriter final : public Writer {
     std::ifstream pvd(previous / (name_ + ".pvd"));
     if (!pieces_.empty() || !pvd) return;
     // Our own .pvd: one DataSet line per piece, with its time and file.
-    static const std::regex line("<DataSet timestep=\"([^\"]*)\" group=\"\" part=\"0\" file=\"([^\"/]*_([0-9]+)\\.vti)\"/>");
+    static const std::regex line("<DataSet timestep=\"([^\"]*)\" group=\"\" part=\"0\" file=\"([^\"/]*_([0-9]+)\\.vt[ir])\"/>");
     std::smatch m;
     for (std::string text; std::getline(pvd, text);) {
       if (!std::regex_search(text, m, line) || std::stol(m[3]) >= first_step) continue;

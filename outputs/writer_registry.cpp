@@ -15,7 +15,7 @@ std::vector<WriterInfo> builtin_writers() {
       {"hdf5", {"xdmf"}, "NAME.h5 (a group per output time) + NAME.xmf for ParaView",
        [](const WriterSetup& s) { return make_hdf5_xdmf_writer(s.dir, s.name, s.grid, s.attributes, s.domain); }, "",
        TRIDSIM_HAVE_PARALLEL_HDF5 ? WriterInfo::Fields::collective : WriterInfo::Fields::gathered},
-      {"vtk", {}, "NAME_NNNNNN.vti per output time + NAME.pvd for ParaView",
+      {"vtk", {}, "NAME_NNNNNN.vti (.vtr on a stretched grid) per output time + NAME.pvd for ParaView",
        [](const WriterSetup& s) { return make_vtk_writer(s.dir, s.name, s.grid); },
        vtk_available() ? "" : "this build has no VTK support, so no .vti/.pvd files (rebuild with -DTRIDSIM_VTK=ON)"},
       {"csv", {}, "NAME_diagnostics.csv: step, time, step_wall_s and the module's diagnostics",

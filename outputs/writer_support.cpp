@@ -37,6 +37,12 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
+std::vector<double> axis_coordinates(const Grid& grid, int axis) {
+  std::vector<double> x(std::size_t(grid.n[axis]));
+  for (index_t i = 0; i < grid.n[axis]; ++i) x[std::size_t(i)] = grid.coord(axis, i);
+  return x;
+}
+
 double display_spacing(const Grid& grid, int axis) {
   const double h = grid.h(axis);
   return h != 0.0 ? h : 1.0;

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/grid.hpp"
 #include "outputs/writer.hpp"
@@ -19,6 +20,10 @@ std::string format_double(double v);
 
 // `s` with &, <, >, " and ' escaped, for XML attribute values and text.
 std::string xml_escape(std::string_view s);
+
+// The node coordinates of `axis` (one, lo, on an unused axis), for rectilinear outputs.
+std::vector<double> axis_coordinates(const Grid& grid, int axis);
+inline constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 
 // Spacing of `axis` for viewers: h, or 1 where the axis has a single node (h = 0), since
 // an image with zero spacing is degenerate in VTK and XDMF.

@@ -188,6 +188,27 @@ void PoissonModule<T>::choose_method(const DeckNode& s, Backend backend) {
   const Face* other = periodic ? periodic : neumann;  // a face that is not Dirichlet
   const bool varies = !kappa_.empty(), cuda = backend == Backend::cuda;
   const bool named = method_ != PoissonModuleMethod::automatic;  // by the deck
+  if (g_.any_stretched()) {  // fft-tridiagonal alone solves it, on the cpu (the last axis stretched)
+    const int last = g_.dim - 1;
+    std::string axis = "grid.";
+    axis += "xyz"[last];
+    for (int a = 0; a < last; ++a)
+      if (g_.stretched(a))
+        throw Error(std::string("poisson: axis ") + "xyz"[a] + " is stretched; only the last axis may be (its transforms "
+                    "run along the others)");
+    if (named && method_ != PoissonModuleMethod::fft_tridiagonal)
+      s.fail("method", fmt::format("{} needs a uniform grid, and {} is stretched: use method: fft-tridiagonal (or auto)",
+                                   name_of(kPoissonModuleMethodNames, method_), axis));
+    if (varies)
+      s.fail("conductivity", fmt::format("varies, which only multifrontal solves, on a uniform grid; {} is stretched, "
+                                         "which only fft-tridiagonal solves, for a constant conductivity",
+                                         axis));
+    if (cuda)
+      s.fail("method", fmt::format("{} is stretched, which fft-tridiagonal solves, on the cpu backend only (its cuFFT "
+                                   "version is not written yet): use backend: cpu",
+                                   axis));
+    method_ = PoissonModuleMethod::fft_tridiagonal;
+  }
   if (method_ == PoissonModuleMethod::automatic) {
     if (varies) method_ = PoissonModuleMethod::multifrontal;
     else if (other)
@@ -396,19 +417,23 @@ cr::TransformPoissonBox PoissonModule<T>::transform_box() const {
   b.dim = g_.dim;
   for (int a = 0; a < g_.dim; ++a) {
     b.n[a] = g_.n[a];
-    b.h[a] = g_.h(a);
+    b.h[a] = g_.stretched(a) ? 0.0 : g_.h(a);
     for (int side = 0; side < 2; ++side) b.ends[a][side] = bc_.kind(a, side);
   }
+  b.line_nodes = g_.nodes[g_.dim - 1];  // (choose_method refuses any other axis stretched)
   return b;
 }
 
 // fft-tridiagonal: the right-hand side over the unknowns (the nodes not on a Dirichlet face) is
 // f / kappa, plus the Dirichlet neighbours / h^2 and, on Neumann faces, 2 g / h (the half cell's
-// flux, as for multifrontal). With no Dirichlet face it must balance, or is made to.
+// flux, as for multifrontal). With no Dirichlet face it must balance, or is made to. On a stretched
+// last axis h is the end cell's width, and a Dirichlet neighbour's coefficient its line row's.
+
 template <class T>
 void PoissonModule<T>::setup_transform(const DeckNode& s) {
   const cr::TransformPoissonBox box = transform_box();
   transform_ = std::make_unique<cr::TransformPoisson<T>>(box);
+  const cr::LineRows line_rows = cr::line_axis_rows(box);
   const std::array<index_t, 3> m{box.m(0), box.m(1), box.m(2)}, first{box.first(0), box.first(1), box.first(2)};
   auto unknown = [&](index_t i, index_t j, index_t k) { return i + m[0] * (j + m[1] * k); };
   rhs_.assign(box.size(), T(0));
@@ -422,7 +447,10 @@ void PoissonModule<T>::setup_transform(const DeckNode& s) {
     const Face& f = bc_.faces()[fi];
     if (f.kind == BoundaryKind::periodic) continue;
     const int a = f.axis;
-    const double inv_h = 1 / g_.h(a);
+    const bool stretched = g_.stretched(a);
+    const std::vector<double>& z = g_.nodes[a];
+    const double inv_h = stretched ? 1 / (f.side ? z[z.size() - 1] - z[z.size() - 2] : z[1] - z[0]) : 1 / g_.h(a);
+    const double dirichlet_coefficient = stretched ? -(f.side ? line_rows.C.back() : line_rows.A.front()) : inv_h * inv_h;
     for (index_t iq = 0; iq < m[f.q]; ++iq)
       for (index_t ip = 0; ip < m[f.p]; ++ip) {
         std::array<index_t, 3> at{};  // the unknown next to (Dirichlet) or on (Neumann) the face
@@ -436,7 +464,7 @@ void PoissonModule<T>::setup_transform(const DeckNode& s) {
           r += T(neumann_flux_term(1.0, g, inv_h));
         } else {
           node[a] = f.fixed;
-          r += T(double(u_[g_.index(node[0], node[1], node[2])]) * inv_h * inv_h);
+          r += T(double(u_[g_.index(node[0], node[1], node[2])]) * dirichlet_coefficient);
         }
       }
   }

@@ -6,12 +6,13 @@
 //    every face;
 //  - fft-tridiagonal (solvers/cyclic_reduction/transform_poisson.hpp): a constant kappa and each
 //    axis's faces Dirichlet, Neumann or periodic (both faces); real transforms along every axis but
-//    the last, tridiagonal lines along it; cpu backend;
+//    the last, tridiagonal lines along it, which may be stretched (Grid::nodes); cpu backend;
 //  - multifrontal (solvers/sparse_direct/, through poisson_sparse.hpp): any positive kappa (face
 //    values the harmonic mean of node values), Dirichlet or Neumann faces (the outward normal
 //    derivative du/dn, as for the heat module), at least one face Dirichlet;
 //  - auto: multifrontal when kappa varies, fft-tridiagonal for a constant kappa with a face that
-//    is not Dirichlet (multifrontal on the cuda backend), else the fast methods' choice.
+//    is not Dirichlet (multifrontal on the cuda backend) or a stretched grid, else the fast
+//    methods' choice. Only fft-tridiagonal takes a stretched axis; the others refuse it.
 // With no Dirichlet face u is fixed up to a constant: f and the Neumann fluxes must balance
 // (`compatibility: require`, the default) or are made to (`project`); u has mean 0.
 // kappa (`conductivity`, default 1) and f (`source`) are numbers, expressions of x, y, z or
@@ -67,6 +68,10 @@ class PoissonModule final : public Module {
   bool steady() const override { return true; }
   std::array<bool, 3> periodic_axes(const DeckNode& section, int dim) const override {
     return Boundary::periodic_axes(section, dim);
+  }
+  std::string stretched_axis_refusal(int axis, int dim) const override {
+    return axis == dim - 1 ? "" : "takes a stretched axis only as the last one (x in 1D, y in 2D, z in 3D): its "
+                                  "fast transforms run along the others";
   }
   // u, f, the exact solution and the fast methods' right-hand side and work space; the multifrontal factor's own
   // memory is checked at setup, when its size is known.

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -93,7 +94,7 @@ py::dict grid_dict(const Grid& g) {
     n.append(g.n[a]);
     lo.append(g.lo[a]);
     hi.append(g.hi[a]);
-    spacing.append(g.h(a));
+    spacing.append(g.stretched(a) ? std::numeric_limits<double>::quiet_NaN() : g.h(a));  // (stretched: coords)
     py::array_t<double> x(g.n[a]);
     for (index_t i = 0; i < g.n[a]; ++i) x.mutable_at(i) = g.coord(a, i);
     coords.append(x);

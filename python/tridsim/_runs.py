@@ -27,7 +27,8 @@ class RunGrid:
         dim: the number of axes (1, 2 or 3).
         n: points per axis, ``(nx,)``, ``(nx, ny)`` or ``(nx, ny, nz)`` (boundary nodes included).
         lo, hi: the first and last node's coordinate on each axis, in axis order x, y, z.
-        spacing: the node spacing on each axis, ``(hi - lo) / (n - 1)``.
+        spacing: the node spacing on each axis, ``(hi - lo) / (n - 1)``; NaN on a stretched axis
+            (``grid.x``, ``grid.y``, ``grid.z`` in the deck), whose nodes are in x, y, z.
         x, y, z: the node coordinates along each axis (1-D float64 arrays); ``None`` for an axis
             the grid does not have. ``np.meshgrid(x, y, indexing="xy")`` has the fields' 2-D shape.
     """

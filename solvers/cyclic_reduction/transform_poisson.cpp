@@ -63,9 +63,8 @@ struct WavenumberRows {
   const T* shift;     // per line
   index_t stride;     // of the line axis
   index_t m;          // line length
-  bool neumann_lo, neumann_hi;
+  const T *a, *b, *c;  // -D2_h's rows along the line (line_axis_rows)
   bool pin;           // the singular case: row 0 of line 0 is u = 0
-  T inv_h2;
 
   void row(index_t line, index_t r, T& A, T& B, T& C) const {
     if (pin && line == 0 && r == 0) {
@@ -73,7 +72,9 @@ struct WavenumberRows {
       B = 1;
       return;
     }
-    poisson_line_row<T>(r, m, neumann_lo, neumann_hi, inv_h2, shift[line], A, B, C);
+    A = a[r];
+    B = b[r] + shift[line];
+    C = c[r];
   }
   void load_line(index_t off, index_t len, T* A, T* B, T* C) const {  // (1D: the one x-line)
     for (index_t r = 0; r < len; ++r) row(off / m, r, A[r], B[r], C[r]);
@@ -84,7 +85,54 @@ struct WavenumberRows {
   }
 };
 
+// The trapezoid weights of the unknowns of a stretched line axis: their cells' widths.
+std::vector<double> stretched_weights(const TransformPoissonBox& box, int a, index_t m) {
+  const std::vector<double>& z = box.line_nodes;
+  std::vector<double> w(static_cast<std::size_t>(m));
+  for (index_t r = 0; r < m; ++r) {
+    const std::size_t i = std::size_t(box.first(a) + r);
+    const double below = i > 0 && !(r == 0 && box.neumann(a, 0)) ? z[i] - z[i - 1] : 0.0;
+    const double above = i + 1 < z.size() && !(r == m - 1 && box.neumann(a, 1)) ? z[i + 1] - z[i] : 0.0;
+    w[std::size_t(r)] = 0.5 * (below + above);
+  }
+  return w;
+}
+
 }  // namespace
+
+LineRows line_axis_rows(const TransformPoissonBox& box) {
+  const int a = box.dim - 1;
+  const index_t m = box.m(a);
+  const bool neumann_lo = box.neumann(a, 0), neumann_hi = box.neumann(a, 1);
+  LineRows rows{std::vector<double>(std::size_t(m)), std::vector<double>(std::size_t(m)),
+                std::vector<double>(std::size_t(m))};
+  const std::vector<double>& z = box.line_nodes;
+  for (index_t r = 0; r < m; ++r) {
+    double& A = rows.A[std::size_t(r)];
+    double& B = rows.B[std::size_t(r)];
+    double& C = rows.C[std::size_t(r)];
+    if (z.empty()) {
+      poisson_line_row<double>(r, m, neumann_lo, neumann_hi, 1 / (box.h[a] * box.h[a]), 0.0, A, B, C);
+      continue;
+    }
+    const std::size_t i = std::size_t(box.first(a) + r);  // the grid node
+    if (r == 0 && neumann_lo) {  // the half cell [z_0, z_0 + h/2]: its mirrored neighbour doubles the coupling
+      const double h = z[1] - z[0];
+      A = 0;
+      C = -2 / (h * h);
+    } else if (r == m - 1 && neumann_hi) {
+      const double h = z[i] - z[i - 1];
+      A = -2 / (h * h);
+      C = 0;
+    } else {
+      const double below = z[i] - z[i - 1], above = z[i + 1] - z[i];
+      A = -2 / (below * (below + above));
+      C = -2 / (above * (below + above));
+    }
+    B = -(A + C);
+  }
+  return rows;
+}
 
 template <class T>
 struct TransformPoisson<T>::Impl {
@@ -94,6 +142,8 @@ struct TransformPoisson<T>::Impl {
   typename fftw::Api<T>::plan forward{}, backward{};
   std::array<std::vector<double>, 3> eig;  // transformed axes: eigenvalues by wavenumber index
   AlignedVector<T> shift;                  // per line of the line axis
+  AlignedVector<T> row_a, row_b, row_c;    // -D2_h along the line axis, per unknown
+  std::vector<double> line_weight;         // a stretched line axis's trapezoid weights
   T scale = 1;                             // 1 / the product of the transforms' norms
   int plan_alignment = 0;
   mutable AlignedVector<T> buffer;  // for arrays whose alignment differs from the plans'
@@ -101,6 +151,7 @@ struct TransformPoisson<T>::Impl {
   index_t size() const { return m[0] * m[1] * m[2]; }
   // The trapezoid weight of unknown i along axis a: 1/2 on a Neumann end.
   double weight(int a, index_t i) const {
+    if (a == line_axis && !line_weight.empty()) return line_weight[std::size_t(i)];
     return (i == 0 && box.neumann(a, 0)) || (i == m[a] - 1 && box.neumann(a, 1)) ? 0.5 : 1.0;
   }
   void solve_lines(T* p) const;
@@ -123,6 +174,23 @@ TransformPoisson<T>::TransformPoisson(const TransformPoissonBox& box, bool measu
       throw Error("transform Poisson solver: a Neumann-Neumann axis needs at least 2 nodes");
   }
   s.line_axis = box.dim - 1;
+  if (!box.line_nodes.empty()) {
+    const int a = s.line_axis;
+    if (box.periodic(a)) throw Error("transform Poisson solver: a stretched line axis cannot be periodic");
+    if (index_t(box.line_nodes.size()) != box.n[a])
+      throw Error("transform Poisson solver: " + std::to_string(box.line_nodes.size()) + " line-axis nodes for " +
+                  std::to_string(box.n[a]) + " grid nodes");
+    for (std::size_t i = 1; i < box.line_nodes.size(); ++i)
+      if (!(box.line_nodes[i] > box.line_nodes[i - 1]))
+        throw Error("transform Poisson solver: the line axis's nodes must increase strictly");
+    s.line_weight = stretched_weights(box, a, s.m[a]);
+  }
+  {
+    const LineRows rows = line_axis_rows(box);
+    s.row_a.assign(rows.A.begin(), rows.A.end());
+    s.row_b.assign(rows.B.begin(), rows.B.end());
+    s.row_c.assign(rows.C.begin(), rows.C.end());
+  }
   // Transforms along the other axes; one plan over all of them, every line of the line axis.
   const index_t stride[3] = {1, s.m[0], s.m[0] * s.m[1]};
   std::vector<fftw_iodim64> dims;
@@ -186,8 +254,7 @@ void TransformPoisson<T>::Impl::solve_lines(T* p) const {
   const int a = line_axis;
   const tridiag::LineSet L{m, {1, m[0], m[0] * m[1]}, a};
   const bool pin = box.singular();
-  const WavenumberRows<T> rows{shift.data(), L.stride[a], m[a], box.neumann(a, 0), box.neumann(a, 1), pin,
-                               T(1 / (box.h[a] * box.h[a]))};
+  const WavenumberRows<T> rows{shift.data(), L.stride[a], m[a], row_a.data(), row_b.data(), row_c.data(), pin};
   const T sc = scale;
   auto load = [&](index_t off, index_t count, T* out) {
 #pragma omp simd
@@ -260,6 +327,13 @@ void TransformPoisson<T>::residual(const T* u, const T* b, T* r) const {
         const double c = double(u[o]);
         double au = 0;
         for (int a = 0; a < box.dim; ++a) {
+          if (a == s.line_axis && !box.line_nodes.empty()) {  // the stretched rows (not periodic)
+            const std::size_t r = std::size_t(ijk[a]);
+            const double um = ijk[a] > 0 ? double(u[o - stride[a]]) : 0.0;
+            const double up = ijk[a] < s.m[a] - 1 ? double(u[o + stride[a]]) : 0.0;
+            au += double(s.row_a[r]) * um + double(s.row_b[r]) * c + double(s.row_c[r]) * up;
+            continue;
+          }
           // The neighbours along a: mirrored at a Neumann end, wrapped on a periodic axis, 0 past a
           // Dirichlet end (its value is in b).
           index_t sm, sp;

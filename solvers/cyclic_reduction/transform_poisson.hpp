@@ -9,6 +9,11 @@
 // periodic); along the last axis one tridiagonal line per wavenumber, (T_h + lambda) with lambda
 // the transformed axes' eigenvalue sum, solved by the batched Thomas solver (cyclic lines on a
 // periodic axis); then the inverse transforms.
+// The last axis may be stretched (node coordinates z_0 < ... < z_{n-1}, not periodic): its rows are
+// then the node-centred second difference 2/(h_- + h_+) ((u_i - u_{i-1})/h_- + (u_i - u_{i+1})/h_+),
+// h_- = z_i - z_{i-1}, h_+ = z_{i+1} - z_i (second order on smoothly stretched nodes), and at a
+// Neumann end the half-cell row 2/h^2 (u_0 - u_1) with h the end cell's width; the trapezoid weights
+// below are then the cells' widths (h_- + h_+)/2 (h/2 at a Neumann end).
 // With no Dirichlet end (the singular case) b must be compatible: its weighted sum vanishes, the
 // weights (trapezoid rule) 1/2 per Neumann end an unknown sits on and 1 elsewhere, the left null
 // vector of the operator. The zero-wavenumber line then has its first unknown pinned to 0, and the
@@ -16,6 +21,7 @@
 // FFTW stays behind this interface: its headers are not needed to use it.
 #include <array>
 #include <memory>
+#include <vector>
 
 #include "core/boundary_kind.hpp"
 #include "core/diffusion.hpp"
@@ -29,6 +35,9 @@ struct TransformPoissonBox {
   std::array<index_t, 3> n{1, 1, 1};   // grid nodes per axis (the period's distinct nodes on a periodic axis)
   std::array<double, 3> h{1, 1, 1};    // spacing per axis
   std::array<std::array<BoundaryKind, 2>, 3> ends{};  // (axis, side): periodic on both sides or neither
+  // The last axis's n node coordinates (Dirichlet end nodes included) where it is stretched; empty:
+  // uniform, spacing h.
+  std::vector<double> line_nodes;
 
   // Unknowns along `axis`: the nodes not on its Dirichlet ends; the first's grid index.
   index_t m(int axis) const {
@@ -59,6 +68,15 @@ TRIDSIM_HOST_DEVICE inline void poisson_line_row(index_t r, index_t m, bool neum
   C *= inv_h2;
   B = (B - T(1)) * inv_h2 + shift;  // rows of I + (-D2): the identity taken off
 }
+
+// The rows of -D2_h (no shift) along the last axis of `box`, one per unknown (A below, B on, C above
+// the diagonal; A of the first and C of the last row couple to a Dirichlet neighbour, whose value is
+// in b, or wrap on a periodic axis): poisson_line_row's on a uniform axis, the stretched form above
+// on a stretched one.
+struct LineRows {
+  std::vector<double> A, B, C;
+};
+LineRows line_axis_rows(const TransformPoissonBox& box);
 
 template <class T>
 class TransformPoisson {

@@ -15,6 +15,7 @@
 #include "core/deck.hpp"
 #include "core/decomposition.hpp"
 #include "core/field_stats.hpp"
+#include "core/grid_nodes.hpp"
 #include "core/lazy_library.hpp"
 #include "core/non_finite.hpp"
 #include "outputs/writer.hpp"
@@ -115,6 +116,46 @@ TEST_CASE("a rank's box names its nodes by their index in the whole grid") {
   REQUIRE(bad);
   CHECK(bad->where == "at node (1, 2, 8) (x = 0.125, y = 0.25, z = 1)");
   CHECK(node_where(g, 1, 2, 8) == bad->where);  // as one process names it
+}
+
+TEST_CASE("grid.x, y, z: node lists and mappings, and their errors at the key") {
+  auto read = [](const std::string& text, int axis, index_t n) {
+    Deck d = Deck::parse(text, "deck");
+    return read_axis_nodes(d.root().child("grid"), axis, n, 0.0, 2.0, {{"g", 2.0}}, 1e-150);
+  };
+  CHECK(read("grid:\n  z: [0, 0.1, 0.5, 1.5, 2]\n", 2, 5) == std::vector<double>{0, 0.1, 0.5, 1.5, 2});
+  // a mapping of the uniform nodes 0, 0.5, 1, 1.5, 2 of [lo, hi] = [0, 2] (with a deck constant)
+  const std::vector<double> mapped = read("grid:\n  y: \"1 + tanh(g*(y - 1))/tanh(g)\"\n", 1, 5);
+  REQUIRE(mapped.size() == 5);
+  for (int i = 0; i < 5; ++i) CHECK(mapped[std::size_t(i)] == doctest::Approx(1 + std::tanh(2 * (0.5 * i - 1)) / std::tanh(2)));
+  auto fails = [&](const std::string& text, int axis, const std::string& part) {
+    INFO(text);
+    CHECK_THROWS_WITH_AS(read(text, axis, 4), doctest::Contains(part.c_str()), DeckError);
+  };
+  fails("grid:\n  x: [0, 1, 2]\n", 0, "grid.x: expected 4 node coordinates (grid.n on axis 0), got 3");
+  fails("grid:\n  x: [0, 1, 1, 2]\n", 0, "grid.x: node coordinates must increase strictly: node 1 is at 1 and node 2 at 1");
+  fails("grid:\n  x: [0, .nan, 1, 2]\n", 0, "grid.x: node 1 has coordinate nan: must be finite");
+  fails("grid:\n  z: \"2 - z\"\n", 2, "grid.z: node coordinates must increase strictly");
+  fails("grid:\n  z: \"z*t\"\n", 2, "grid.z: a mapping of the grid cannot depend on time t");
+  fails("grid:\n  z: 3\n", 2, "grid.z: expected a list of 4 node coordinates or an expression of z");
+  fails("grid:\n  z: [0, 1e-300, 1, 2]\n", 2, "grid.z: nodes 0 and 1 are 1e-300 apart");
+}
+
+TEST_CASE("a rank's box of a stretched grid holds its own nodes' coordinates") {
+  Grid g;
+  g.dim = 2;
+  g.n = {5, 9, 1};
+  for (index_t j = 0; j < 9; ++j) g.nodes[1].push_back(double(j * j));
+  g.hi[1] = 64;
+  const Grid box = decompose(g, {1, 2, 1}, {0, 1, 0}).local();  // y split in two: the upper half
+  REQUIRE(box.stretched(1));
+  CHECK(!box.stretched(0));
+  REQUIRE(index_t(box.nodes[1].size()) == box.n[1]);
+  for (index_t j = 0; j < box.n[1]; ++j) CHECK(box.coord(1, j) == g.coord(1, box.first[1] + j));
+  CHECK(box.lo[1] == g.coord(1, box.first[1]));
+  CHECK(g.min_spacing(1) == 1);
+  CHECK(g.max_spacing(1) == 15);
+  CHECK(g.min_spacing(0) == g.h(0));
 }
 
 TEST_CASE("backend names") {

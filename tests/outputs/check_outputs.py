@@ -5,7 +5,8 @@ usage: check_outputs.py OUTPUT_DIR
 
 For every *.h5 in OUTPUT_DIR: each dataset under /step_* is finite and has the shape the /grid
 attributes give (n is listed x, y, z; datasets are stored slowest axis first: (nz, ny, nx); a
-vector field has 3 components last: (nz, ny, nx, 3));
+vector field has 3 components last: (nz, ny, nx, 3)); a stretched grid's /grid/x, /grid/y, /grid/z
+hold strictly increasing node coordinates from lo to hi;
 /times and /steps list the step groups. For every *.xmf: it parses, and each HDF DataItem names
 an existing dataset of the stated dimensions (1s aside). Leftover temporary files (.*.part) are errors too:
 a writer that did not finish. Exits 0 when all is well, 1 listing every problem otherwise.
@@ -22,6 +23,36 @@ except ImportError as e:
     sys.exit(f"check_outputs.py: needs h5py and numpy ({e}); run it with a Python that has them, e.g. /usr/bin/python3")
 
 
+def check_coordinates(path, grid, dim, n, problems):
+    """A stretched grid's /grid/x, /grid/y, /grid/z: each axis's node coordinates (one node on an
+    unused axis), strictly increasing; from lo to hi on a stretched axis (spacing NaN), lo + i *
+    spacing on a uniform one."""
+    names = [a for a in "xyz" if a in grid]
+    if not names:
+        return
+    if names != list("xyz"):
+        problems.append(f"{path}: /grid has coordinates {names}, expected x, y and z")
+        return
+    lo, hi = np.atleast_1d(grid.attrs["lo"]), np.atleast_1d(grid.attrs["hi"])
+    spacing = np.atleast_1d(grid.attrs["spacing"])
+    for a, name in enumerate(names):
+        x = grid[name][()]
+        count = n[a] if a < dim else 1
+        if x.shape != (count,):
+            problems.append(f"{path}: /grid/{name} has shape {x.shape}, expected ({count},)")
+            continue
+        if not np.all(np.isfinite(x)) or not np.all(np.diff(x) > 0):
+            problems.append(f"{path}: /grid/{name} is not finite and strictly increasing")
+        if a >= dim:
+            continue
+        if np.isnan(spacing[a]):  # stretched: from lo to hi
+            if x[0] != lo[a] or x[-1] != hi[a]:
+                problems.append(f"{path}: /grid/{name} runs from {x[0]} to {x[-1]}, but lo, hi say {lo[a]}, {hi[a]}")
+        elif x[0] != lo[a] or not np.allclose(np.diff(x), spacing[a]):  # uniform (periodic: the last node hi - h)
+            problems.append(f"{path}: /grid/{name} is not lo + i * spacing ({lo[a]}, {spacing[a]}), or it is "
+                            "stretched and spacing is not NaN")
+
+
 def check_h5(path, problems):
     with h5py.File(path, "r") as f:
         grid = f.get("grid")
@@ -34,6 +65,7 @@ def check_h5(path, problems):
             problems.append(f"{path}: /grid has dim={dim} but n={n}")
             return
         shape = tuple(reversed(n))
+        check_coordinates(path, grid, dim, n, problems)
         groups = sorted(k for k in f if k.startswith("step_"))
         if not groups:
             problems.append(f"{path}: no /step_* groups")

@@ -30,7 +30,9 @@
 #include <vtkImageData.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
+#include <vtkRectilinearGrid.h>
 #include <vtkXMLImageDataReader.h>
+#include <vtkXMLRectilinearGridReader.h>
 #endif
 
 namespace fs = std::filesystem;
@@ -75,6 +77,19 @@ Grid make_grid(int dim) {
   g.lo = {-1.0, 0.5, 2.0};
   g.hi = {2.0, 1.25, 3.5};
   for (int a = dim; a < 3; ++a) g.lo[a] = g.hi[a] = 0.0;  // unused axes
+  return g;
+}
+
+// make_grid(dim) with its last axis stretched (nodes clustered toward both ends).
+Grid make_stretched_grid(int dim) {
+  Grid g = make_grid(dim);
+  const int a = dim - 1;
+  for (index_t i = 0; i < g.n[a]; ++i) {
+    const double s = double(i) / double(g.n[a] - 1);
+    g.nodes[a].push_back(g.lo[a] + (g.hi[a] - g.lo[a]) * 0.5 * (1 + std::tanh(1.5 * (2 * s - 1)) / std::tanh(1.5)));
+  }
+  g.nodes[a].front() = g.lo[a];
+  g.nodes[a].back() = g.hi[a];
   return g;
 }
 
@@ -161,7 +176,8 @@ void check_hdf5(const fs::path& h5, const Grid& g) {
     CHECK(n[a] == g.n[a]);
     CHECK(lo[a] == g.lo[a]);
     CHECK(hi[a] == g.hi[a]);
-    CHECK(spacing[a] == g.h(a));
+    if (g.stretched(a)) CHECK(std::isnan(spacing[a]));  // (the coordinates are in /grid/x, y, z)
+    else CHECK(spacing[a] == g.h(a));
   }
   std::vector<hsize_t> shape;  // expected: slowest axis first
   for (int a = g.dim - 1; a >= 0; --a) shape.push_back(hsize_t(g.n[a]));
@@ -367,6 +383,67 @@ TEST_CASE("writers destroyed without close() (a failed run) keep every output wr
   for (const auto& f : dir.files()) CHECK(!f.ends_with(".part"));
 }
 
+// A dataset of doubles of an HDF5 file.
+std::vector<double> read_doubles(const fs::path& file, const std::string& name) {
+  const hid_t f = ok(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  const hid_t set = ok(H5Dopen2(f, name.c_str(), H5P_DEFAULT));
+  const hid_t space = ok(H5Dget_space(set));
+  std::vector<double> out(std::size_t(H5Sget_simple_extent_npoints(space)));
+  CHECK(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0);
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(f);
+  return out;
+}
+
+TEST_CASE("a stretched grid: XDMF 3DRectMesh on /grid's coordinates, VTK .vtr rectilinear grids") {
+  for (int dim = 1; dim <= 3; ++dim) {
+    CAPTURE(dim);
+    ScratchDir dir("stretched");
+    const Grid g = make_stretched_grid(dim);
+    auto w = make_hdf5_xdmf_writer(dir.path, "sample", g);
+    write_sample(*w, g);
+    w->close();
+    check_hdf5(dir.path / "sample.h5", g);  // the fields as on a uniform grid
+    for (int a = 0; a < 3; ++a) {  // every axis's coordinates, one node on an unused one
+      std::vector<double> expected;
+      for (index_t i = 0; i < g.n[a]; ++i) expected.push_back(g.coord(a, i));
+      CHECK(read_doubles(dir.path / "sample.h5", std::string("/grid/") + "xyz"[a]) == expected);
+    }
+    const std::string x = read_text(dir.path / "sample.xmf");
+    const std::string dims = std::to_string(g.n[2]) + " " + std::to_string(g.n[1]) + " " + std::to_string(g.n[0]);
+    CHECK(x.find("TopologyType=\"3DRectMesh\" Dimensions=\"" + dims + "\"") != std::string::npos);
+    CHECK(x.find("GeometryType=\"VXVYVZ\"") != std::string::npos);
+    CHECK(x.find("<DataItem Name=\"VZ\" Dimensions=\"" + std::to_string(g.n[2]) +
+                 "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">sample.h5:/grid/z</DataItem>") != std::string::npos);
+    CHECK(x.find("ORIGIN_DXDYDZ") == std::string::npos);
+#if TRIDSIM_HAVE_VTK
+    auto v = make_vtk_writer(dir.path, "sample", g);
+    write_sample(*v, g);
+    v->close();
+    CHECK(read_text(dir.path / "sample.pvd").find("file=\"sample_000010.vtr\"") != std::string::npos);
+    vtkNew<vtkXMLRectilinearGridReader> reader;
+    reader->SetFileName((dir.path / "sample_000010.vtr").c_str());
+    reader->Update();
+    vtkRectilinearGrid* r = reader->GetOutput();
+    REQUIRE(r != nullptr);
+    int n[3];
+    r->GetDimensions(n);
+    vtkDataArray* axes[3] = {r->GetXCoordinates(), r->GetYCoordinates(), r->GetZCoordinates()};
+    for (int a = 0; a < 3; ++a) {
+      CHECK(n[a] == g.n[a]);
+      REQUIRE(axes[a]->GetNumberOfTuples() == g.n[a]);
+      for (index_t i = 0; i < g.n[a]; ++i) CHECK(axes[a]->GetComponent(i, 0) == g.coord(a, i));
+    }
+    Sample expected(g, kSteps[1]);
+    vtkDataArray* u = r->GetPointData()->GetArray("u");
+    REQUIRE(u != nullptr);
+    REQUIRE(u->GetNumberOfTuples() == g.size());
+    for (vtkIdType p = 0; p < g.size(); ++p) CHECK(float(u->GetComponent(p, 0)) == expected.u[p]);
+#endif
+  }
+}
+
 TEST_CASE("VTK writer round trip, or a clear error without VTK") {
 #if TRIDSIM_HAVE_VTK
   CHECK(vtk_available());
@@ -555,6 +632,12 @@ TEST_CASE("sample outputs for check_outputs.py") {
       write_sample(*v, g);
       v->close();
     }
+  }
+  for (int dim = 1; dim <= 3; ++dim) {  // stretched: rectilinear geometry
+    const Grid g = make_stretched_grid(dim);
+    auto w = make_hdf5_xdmf_writer(root / "good", "stretched" + std::to_string(dim) + "d", g);
+    write_sample(*w, g);
+    w->close();
   }
   {  // a vector field beside scalars
     const Grid g = make_grid(2);

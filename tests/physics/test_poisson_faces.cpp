@@ -2,7 +2,9 @@
 // every Dirichlet / Neumann mix against the multifrontal solve of the same discrete system, every
 // mix with periodic axes against a dense solve of the system assembled here, exact solutions with
 // periodic and Neumann faces at order 2, the compatibility refusal and projection of the singular
-// problems, and one clear error for each face mix a method cannot take.
+// problems, and one clear error for each face mix a method cannot take. A stretched last axis
+// (tanh-clustered nodes): every face mix against the dense solve, manufactured solutions at order
+// 2, the singular problem's mean, the refusals of the methods that need a uniform grid.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "core/deck.hpp"
+#include "core/errors.hpp"
 #include "physics/poisson/poisson.hpp"
 
 using namespace tridsim;
@@ -58,12 +61,27 @@ std::string deck(const std::string& method, const std::vector<Ends>& ends, const
   return s;
 }
 
-Grid grid(int dim, std::array<index_t, 3> n, std::array<double, 3> hi, const std::vector<Ends>& ends) {
+// n nodes on [0, length] clustered toward both ends: the tanh mapping of the uniform coordinate.
+std::vector<double> tanh_nodes(index_t n, double length, double gamma = 2.0) {
+  std::vector<double> z(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    const double s = double(i) / double(n - 1);
+    z[std::size_t(i)] = 0.5 * length * (1 + std::tanh(gamma * (2 * s - 1)) / std::tanh(gamma));
+  }
+  z.front() = 0;
+  z.back() = length;
+  return z;
+}
+
+// A grid on [0, hi]; `stretched`: its last axis on tanh_nodes.
+Grid grid(int dim, std::array<index_t, 3> n, std::array<double, 3> hi, const std::vector<Ends>& ends,
+          bool stretched = false) {
   Grid g;
   g.dim = dim;
   g.n = n;
   g.hi = hi;
   for (int a = 0; a < dim; ++a) g.periodic[a] = ends[std::size_t(a)] == PP;
+  if (stretched) g.nodes[dim - 1] = tanh_nodes(n[dim - 1], hi[dim - 1]);
   return g;
 }
 
@@ -81,8 +99,10 @@ std::vector<double> solve(const Grid& g, const std::string& text, PoissonModule<
 }
 
 // The discrete system over every node, assembled from its definition: Dirichlet nodes u = d; any
-// other node sum_a (2 u - u_left - u_right) / h_a^2 = f + sum over its Neumann faces of 2 g / h_a,
-// the neighbour past a Neumann face mirrored, past a periodic one wrapped. Solved densely.
+// other node sum over the axes of 2/(h_- + h_+) ((u - u_-)/h_- + (u - u_+)/h_+) = f + sum over its
+// Neumann faces of 2 g / h_-, h_- and h_+ the distances to the neighbours (h_a on a uniform axis):
+// the neighbour past a Neumann face mirrored (at the inner one's distance), past a periodic one
+// wrapped. Solved densely.
 std::vector<double> dense_solve(const Grid& g, const std::vector<Ends>& ends) {
   const index_t n = g.size();
   std::vector<double> A(std::size_t(n * n), 0.0), b(std::size_t(n), 0.0);
@@ -103,14 +123,16 @@ std::vector<double> dense_solve(const Grid& g, const std::vector<Ends>& ends) {
     b[std::size_t(p)] = f_of(x, y, z);
     const index_t stride[3] = {1, g.n[0], g.n[0] * g.n[1]};
     for (int a = 0; a < g.dim; ++a) {
-      const double w = 1 / (g.h(a) * g.h(a));
       const index_t i = ijk[a], last = g.n[a] - 1;
       const Ends e = ends[std::size_t(a)];
       const index_t left = i > 0 ? i - 1 : e == PP ? last : 1, right = i < last ? i + 1 : e == PP ? 0 : last - 1;
-      row[p] += 2 * w;
-      row[p + (left - i) * stride[a]] -= w;
-      row[p + (right - i) * stride[a]] -= w;
-      if (e != PP && (i == 0 || i == last)) b[std::size_t(p)] += 2 * n_of(x, y, z) / g.h(a);  // (a Neumann face)
+      const double hm = g.stretched(a) ? std::abs(g.coord(a, i) - g.coord(a, left)) : g.h(a);
+      const double hp = g.stretched(a) ? std::abs(g.coord(a, right) - g.coord(a, i)) : g.h(a);
+      const double wm = 2 / (hm * (hm + hp)), wp = 2 / (hp * (hm + hp));
+      row[p] += wm + wp;
+      row[p + (left - i) * stride[a]] -= wm;
+      row[p + (right - i) * stride[a]] -= wp;
+      if (e != PP && (i == 0 || i == last)) b[std::size_t(p)] += 2 * n_of(x, y, z) / hm;  // (a Neumann face)
     }
   }
   for (index_t c = 0; c < n; ++c) {  // Gaussian elimination, partial pivoting
@@ -304,4 +326,107 @@ TEST_CASE("face mixes a method cannot take give one clear error") {
         "face x- is periodic, so x+ must be too");
   fails("poisson:\n  source: 1\n  compatibility: sometimes\n  boundary:\n    all: {type: neumann, value: 0}\n",
         "expected require or project");
+}
+
+TEST_CASE("a stretched last axis: fft-tridiagonal matches a dense solve, 1D 9, 2D 7x9 and 3D 5x6x7") {
+  const int threads = omp_get_max_threads();  // (tiny systems: a team's barriers would dominate)
+  omp_set_num_threads(1);
+  for (Ends last : {DD, DN, ND}) {
+    const std::vector<Ends> ends{last};
+    INFO("1D " << kind(last, 0) << " " << kind(last, 1));
+    const Grid g = grid(1, {9, 1, 1}, {1.3, 1, 1}, ends, true);
+    CHECK(max_diff(solve<double>(g, deck("auto", ends, f_text)), dense_solve(g, ends)) < 1e-12);
+  }
+  for (Ends first : {DD, DN, NN, PP})
+    for (Ends last : {DD, DN, ND, NN}) {
+      if ((first == NN || first == PP) && last == NN) continue;  // singular: below
+      const std::vector<Ends> ends{first, last};
+      INFO("2D " << kind(first, 0) << " " << kind(first, 1) << ", " << kind(last, 0) << " " << kind(last, 1));
+      const Grid g = grid(2, {7, 9, 1}, {1, 1.3, 1}, ends, true);
+      CHECK(max_diff(solve<double>(g, deck("auto", ends, f_text)), dense_solve(g, ends)) < 1e-12);
+    }
+  for (const std::vector<Ends>& ends : {std::vector<Ends>{PP, DN, ND}, std::vector<Ends>{NN, PP, DD},
+                                        std::vector<Ends>{DD, NN, NN}}) {
+    INFO("3D " << kind(ends[0], 0) << " " << kind(ends[1], 0) << " " << kind(ends[2], 0));
+    const Grid g = grid(3, {5, 6, 7}, {1, 1.2, 0.9}, ends, true);
+    CHECK(max_diff(solve<double>(g, deck("fft-tridiagonal", ends, f_text)), dense_solve(g, ends)) < 1e-12);
+  }
+  omp_set_num_threads(threads);
+}
+
+TEST_CASE("manufactured solutions on tanh-clustered nodes: order 2; a singular channel has mean 0") {
+  struct Case {
+    std::vector<Ends> ends;
+    std::string u, f, lo, hi;  // the last axis's faces: Neumann derivatives or Dirichlet values
+    std::array<index_t, 3> coarse;
+  };
+  const std::vector<Case> cases = {
+      // a channel: periodic in x, Neumann walls at y = 0, 1 (singular: mean 0 over the x nodes)
+      {{PP, NN}, "cos(2*pi*x)*cos(pi*y) + sin(2*pi*x)*y^2",
+       "5*pi^2*cos(2*pi*x)*cos(pi*y) + 4*pi^2*sin(2*pi*x)*y^2 - 2*sin(2*pi*x)", "0", "2*sin(2*pi*x)", {16, 17, 1}},
+      {{PP, DD, DD}, "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", "6*pi^2*cos(2*pi*x)*sin(pi*y)*cos(pi*z) - 6*z",
+       "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", {12, 9, 9}},
+  };
+  for (const Case& c : cases) {
+    const int dim = int(c.ends.size());
+    const std::string last = std::string("xyz").substr(std::size_t(dim - 1), 1);
+    const std::string type = c.ends.back() == NN ? "neumann" : "dirichlet";
+    std::string text = "poisson:\n  source: \"" + c.f + "\"\n  exact: \"" + c.u + "\"\n  boundary:\n";
+    for (int a = 0; a < dim - 1; ++a) {
+      const std::string k = c.ends[std::size_t(a)] == PP ? "{type: periodic}" : "{type: dirichlet, value: \"" + c.u + "\"}";
+      text += "    " + std::string("xyz").substr(std::size_t(a), 1) + "-: " + k + "\n    " +
+              std::string("xyz").substr(std::size_t(a), 1) + "+: " + k + "\n";
+    }
+    text += "    " + last + "-: {type: " + type + ", value: \"" + c.lo + "\"}\n    " + last + "+: {type: " + type +
+            ", value: \"" + c.hi + "\"}\n";
+    std::vector<double> err;
+    for (index_t scale : {1, 2}) {
+      std::array<index_t, 3> n = c.coarse;
+      for (int a = 0; a < dim; ++a) n[a] = c.ends[a] == PP ? n[a] * scale : (n[a] - 1) * scale + 1;
+      const Grid g = grid(dim, n, {1, 1, 1}, c.ends, true);
+      PoissonModule<double> m;
+      solve<double>(g, text, &m);
+      err.push_back(m.error_norms(0.0)->max);
+      if (c.ends.back() == NN) {  // mean 0, the weights the cells' widths (half cells on the walls)
+        double sum = 0, weights = 0;
+        const auto& z = g.nodes[dim - 1];
+        for (index_t o = 0; o < g.size(); ++o) {
+          const std::size_t k = std::size_t(o / g.n[0]);
+          const double w = 0.5 * ((k > 0 ? z[k] - z[k - 1] : 0.0) + (k + 1 < z.size() ? z[k + 1] - z[k] : 0.0));
+          sum += w * m.solution()[std::size_t(o)];
+          weights += w;
+        }
+        CHECK(std::abs(sum / weights) < 1e-13);
+      }
+    }
+    INFO(dim << "D: " << err[0] << " -> " << err[1]);
+    CHECK(std::log2(err[0] / err[1]) == doctest::Approx(2.0).epsilon(0.05));
+  }
+}
+
+TEST_CASE("methods that need a uniform grid refuse a stretched one at their key") {
+  const std::vector<Ends> ends{DD, DD};
+  const Grid g = grid(2, {9, 9, 1}, {1, 1, 1}, ends, true);
+  auto fails = [&](const std::string& text, const std::string& part, Backend backend = Backend::cpu) {
+    Deck d = Deck::parse(text, "bad");
+    PoissonModule<double> m;
+    SetupContext ctx;
+    ctx.backend = backend;
+    INFO(text);
+    CHECK_THROWS_WITH_AS(m.setup(g, d.root().child("poisson"), ctx, 0.0), doctest::Contains(part.c_str()), DeckError);
+  };
+  for (const char* method : {"bcr", "bcr4", "fft", "multifrontal"})
+    fails(deck(method, ends, "1"), "poisson.method: " + std::string(method) +
+                                  " needs a uniform grid, and grid.y is stretched: use method: fft-tridiagonal (or auto)");
+  fails(deck("auto", ends, "1", "  conductivity: \"1 + x\"\n"), "poisson.conductivity: varies, which only multifrontal solves");
+  fails(deck("auto", ends, "1"), "poisson.method: grid.y is stretched, which fft-tridiagonal solves, on the cpu backend only",
+        Backend::cuda);
+  Grid first = g;  // only the last axis may be stretched
+  first.nodes[0] = tanh_nodes(9, 1);
+  Deck d = Deck::parse(deck("auto", ends, "1"), "bad");
+  PoissonModule<double> m;
+  CHECK_THROWS_WITH_AS(m.setup(first, d.root().child("poisson"), SetupContext{}, 0.0),
+                       doctest::Contains("axis x is stretched; only the last axis may be"), Error);
+  CHECK(m.stretched_axis_refusal(0, 2) != "");
+  CHECK(m.stretched_axis_refusal(1, 2) == "");
 }
