@@ -220,14 +220,40 @@ TEST_CASE("float agrees with double") {
   }
 }
 
+namespace {
+
+// A manufactured solution u (source f) for the order tests: the axes before the last periodic or
+// Dirichlet (u's values), the last axis's faces Neumann derivatives or Dirichlet values lo, hi.
+struct ExactCase {
+  std::vector<Ends> ends;
+  std::string u, f, lo, hi;
+  std::array<index_t, 3> coarse;
+
+  std::string deck() const {
+    const int dim = int(ends.size());
+    auto axis = [](int a) { return std::string("xyz").substr(std::size_t(a), 1); };
+    std::string text = "poisson:\n  source: \"" + f + "\"\n  exact: \"" + u + "\"\n  boundary:\n";
+    for (int a = 0; a < dim - 1; ++a) {
+      const std::string k = ends[std::size_t(a)] == PP ? "{type: periodic}" : "{type: dirichlet, value: \"" + u + "\"}";
+      text += "    " + axis(a) + "-: " + k + "\n    " + axis(a) + "+: " + k + "\n";
+    }
+    const std::string type = ends.back() == NN ? "neumann" : "dirichlet";
+    return text + "    " + axis(dim - 1) + "-: {type: " + type + ", value: \"" + lo + "\"}\n    " + axis(dim - 1) +
+           "+: {type: " + type + ", value: \"" + hi + "\"}\n";
+  }
+  // The nodes per axis of the grid refined `scale` times (a period's nodes on a periodic axis).
+  std::array<index_t, 3> shape(index_t scale) const {
+    std::array<index_t, 3> n = coarse;
+    for (std::size_t a = 0; a < ends.size(); ++a) n[a] = ends[a] == PP ? n[a] * scale : (n[a] - 1) * scale + 1;
+    return n;
+  }
+};
+
+}  // namespace
+
 TEST_CASE("exact solutions with periodic and Neumann faces: order 2, mean 0 when no face is dirichlet") {
-  struct Case {
-    std::vector<Ends> ends;
-    std::string u, f, lo, hi;  // the last axis's faces: Neumann derivatives or Dirichlet values
-    std::array<index_t, 3> coarse;
-  };
   // u has discrete mean 0 over a period: sums of sin / cos(2 pi k x_i) over the nodes of a period vanish.
-  const std::vector<Case> cases = {
+  const std::vector<ExactCase> cases = {
       {{PP, NN}, "cos(2*pi*x)*cos(pi*y) + sin(2*pi*x)*y^2",
        "5*pi^2*cos(2*pi*x)*cos(pi*y) + 4*pi^2*sin(2*pi*x)*y^2 - 2*sin(2*pi*x)", "0", "2*sin(2*pi*x)", {16, 17, 1}},
       {{PP, DD}, "cos(2*pi*x)*sin(pi*y) + y", "5*pi^2*cos(2*pi*x)*sin(pi*y)", "cos(2*pi*x)*sin(pi*y) + y",
@@ -236,18 +262,12 @@ TEST_CASE("exact solutions with periodic and Neumann faces: order 2, mean 0 when
        "9*pi^2*cos(2*pi*x)*sin(2*pi*y)*cos(pi*z) + 4*pi^2*sin(2*pi*x)*z^2 - 2*sin(2*pi*x)", "0", "2*sin(2*pi*x)",
        {12, 10, 9}},
   };
-  for (const Case& c : cases) {
+  for (const ExactCase& c : cases) {
     const int dim = int(c.ends.size());
-    const std::string last = std::string("xyz").substr(std::size_t(dim - 1), 1);
-    const std::string type = c.ends.back() == NN ? "neumann" : "dirichlet";
-    std::string text = "poisson:\n  source: \"" + c.f + "\"\n  exact: \"" + c.u + "\"\n  boundary:\n" +
-                       "    all: {type: periodic}\n    " + last + "-: {type: " + type + ", value: \"" + c.lo +
-                       "\"}\n    " + last + "+: {type: " + type + ", value: \"" + c.hi + "\"}\n";
+    const std::string text = c.deck();
     std::vector<double> err;
     for (index_t scale : {1, 2}) {
-      std::array<index_t, 3> n = c.coarse;
-      for (int a = 0; a < dim; ++a) n[a] = c.ends[a] == PP ? n[a] * scale : (n[a] - 1) * scale + 1;
-      const Grid g = grid(dim, n, {1, 1, 1}, c.ends);
+      const Grid g = grid(dim, c.shape(scale), {1, 1, 1}, c.ends);
       PoissonModule<double> m;
       solve<double>(g, text, &m);
       CHECK(m.method() == PoissonModuleMethod::fft_tridiagonal);
@@ -355,35 +375,19 @@ TEST_CASE("a stretched last axis: fft-tridiagonal matches a dense solve, 1D 9, 2
 }
 
 TEST_CASE("manufactured solutions on tanh-clustered nodes: order 2; a singular channel has mean 0") {
-  struct Case {
-    std::vector<Ends> ends;
-    std::string u, f, lo, hi;  // the last axis's faces: Neumann derivatives or Dirichlet values
-    std::array<index_t, 3> coarse;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<ExactCase> cases = {
       // a channel: periodic in x, Neumann walls at y = 0, 1 (singular: mean 0 over the x nodes)
       {{PP, NN}, "cos(2*pi*x)*cos(pi*y) + sin(2*pi*x)*y^2",
        "5*pi^2*cos(2*pi*x)*cos(pi*y) + 4*pi^2*sin(2*pi*x)*y^2 - 2*sin(2*pi*x)", "0", "2*sin(2*pi*x)", {16, 17, 1}},
       {{PP, DD, DD}, "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", "6*pi^2*cos(2*pi*x)*sin(pi*y)*cos(pi*z) - 6*z",
        "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", "cos(2*pi*x)*sin(pi*y)*cos(pi*z) + z^3", {12, 9, 9}},
   };
-  for (const Case& c : cases) {
+  for (const ExactCase& c : cases) {
     const int dim = int(c.ends.size());
-    const std::string last = std::string("xyz").substr(std::size_t(dim - 1), 1);
-    const std::string type = c.ends.back() == NN ? "neumann" : "dirichlet";
-    std::string text = "poisson:\n  source: \"" + c.f + "\"\n  exact: \"" + c.u + "\"\n  boundary:\n";
-    for (int a = 0; a < dim - 1; ++a) {
-      const std::string k = c.ends[std::size_t(a)] == PP ? "{type: periodic}" : "{type: dirichlet, value: \"" + c.u + "\"}";
-      text += "    " + std::string("xyz").substr(std::size_t(a), 1) + "-: " + k + "\n    " +
-              std::string("xyz").substr(std::size_t(a), 1) + "+: " + k + "\n";
-    }
-    text += "    " + last + "-: {type: " + type + ", value: \"" + c.lo + "\"}\n    " + last + "+: {type: " + type +
-            ", value: \"" + c.hi + "\"}\n";
+    const std::string text = c.deck();
     std::vector<double> err;
     for (index_t scale : {1, 2}) {
-      std::array<index_t, 3> n = c.coarse;
-      for (int a = 0; a < dim; ++a) n[a] = c.ends[a] == PP ? n[a] * scale : (n[a] - 1) * scale + 1;
-      const Grid g = grid(dim, n, {1, 1, 1}, c.ends, true);
+      const Grid g = grid(dim, c.shape(scale), {1, 1, 1}, c.ends, true);
       PoissonModule<double> m;
       solve<double>(g, text, &m);
       err.push_back(m.error_norms(0.0)->max);
